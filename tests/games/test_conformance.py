@@ -1,0 +1,138 @@
+"""One contract test that every game passes (pgx ``api_test`` style).
+
+Seeded random playouts check: every offered action applies; illegal and
+unparseable actions are refused without changing the state; every game ends;
+the same seed and the same choices give the same game; events are JSON-able
+and address real seats; observations are JSON-able and name the seat.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from referee.games import GAMES, IllegalAction, InvalidAction
+
+# (game, options) pairs played by the contract test; every player count of
+# every game is covered.
+CONFIGS = [
+    ("back-alley", {}),
+    ("schmier", {}),
+    ("pegs-and-jokers", {"players": 4}),
+    ("pegs-and-jokers", {"players": 6}),
+    ("pegs-and-jokers", {"players": 8}),
+]
+PLAYOUTS = {"back-alley": 40, "schmier": 200, "pegs-and-jokers": 70}
+MAX_STEPS = 200_000
+
+
+def configs():
+    for name, options in CONFIGS:
+        if name in GAMES:
+            yield pytest.param(name, options, id=f"{name}-{options.get('players', '')}")
+
+
+def playout(name, options, seed, choice_seed, checks=False):
+    spec = GAMES[name]
+    options = spec.normalize_options(options)
+    state, events = spec.new_game(seed, options)
+    rng = random.Random(choice_seed)
+    trace = [e.data for e in events]
+    seats = spec.num_seats(options)
+    steps = 0
+    while (seat := state.to_act()) is not None:
+        steps += 1
+        assert steps < MAX_STEPS, "game did not end"
+        legal = state.legal_actions()
+        assert legal, "a seat to act must have at least one legal action"
+        assert len(set(legal)) == len(legal), f"duplicate legal actions: {legal}"
+        assert all(isinstance(a, str) for a in legal)
+        if checks:
+            obs = state.observe(seat)
+            json.dumps(obs)
+            assert obs.get("seat") == seat
+            assert isinstance(state.decision(), str)
+            with pytest.raises(InvalidAction):
+                state.apply("\x00not an action\x00")
+            assert state.to_act() == seat and state.legal_actions() == legal
+        action = rng.choice(legal)
+        new_events = state.apply(action)
+        for e in new_events:
+            assert isinstance(e.data.get("type"), str)
+            json.dumps(e.data)
+            if e.to is not None:
+                assert all(0 <= s < seats for s in e.to)
+        trace.append((seat, action))
+        trace.extend(e.data for e in new_events)
+    outcome = state.outcome()
+    assert outcome is not None
+    assert outcome.status in ("win", "draw", "aborted")
+    assert len(outcome.scores) == spec.num_teams(options)
+    if outcome.status == "win":
+        assert outcome.winners
+    else:
+        assert not outcome.winners
+    json.dumps(outcome.to_json())
+    return trace, outcome
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_random_playouts_end_and_respect_the_contract(name, options):
+    for i in range(PLAYOUTS[name] // (3 if name == "pegs-and-jokers" else 1)):
+        playout(name, options, seed=i, choice_seed=1000 + i, checks=(i < 3))
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_same_seed_and_choices_give_the_same_game(name, options):
+    a = playout(name, options, seed=42, choice_seed=7)
+    b = playout(name, options, seed=42, choice_seed=7)
+    assert a == b
+    c = playout(name, options, seed=43, choice_seed=7)
+    assert c[0] != a[0]
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_an_action_not_offered_is_refused_and_leaves_the_state_alone(name, options):
+    spec = GAMES[name]
+    opts = spec.normalize_options(options)
+    state, _ = spec.new_game(5, opts)
+    rng = random.Random(5)
+    refused = 0
+    for _ in range(300):
+        if state.to_act() is None:
+            break
+        legal = state.legal_actions()
+        probe = state.clone()
+        candidates = _near_miss_actions(legal)
+        for bad in candidates:
+            if bad in legal:
+                continue
+            with pytest.raises((IllegalAction, InvalidAction)):
+                probe.apply(bad)
+            refused += 1
+            assert probe.legal_actions() == legal
+        state.apply(rng.choice(legal))
+    assert refused > 0
+
+
+def _near_miss_actions(legal):
+    """Plausible-looking actions: every card, bids, and mutations of legal ones."""
+    from referee.games.cards import STANDARD_DECK
+
+    out = list(STANDARD_DECK) + ["BJ", "LJ", "JK", "pass", "board", "done", "0", "7", "13", "C", "H"]
+    for a in legal[:5]:
+        out.append(a + "x")
+        out.append(a[::-1])
+    return out
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_clone_is_independent(name, options):
+    spec = GAMES[name]
+    state, _ = spec.new_game(9, spec.normalize_options(options))
+    copy = state.clone()
+    before = (copy.to_act(), copy.legal_actions(), json.dumps(copy.observe(0), sort_keys=True))
+    state.apply(state.legal_actions()[0])
+    assert (copy.to_act(), copy.legal_actions(), json.dumps(copy.observe(0), sort_keys=True)) == before
