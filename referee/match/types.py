@@ -1,0 +1,103 @@
+"""Plain values shared by the match runner, the CLI and tournaments."""
+
+from __future__ import annotations
+
+import enum
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.games import Outcome
+
+
+class FaultReason(str, enum.Enum):
+    """Why a bot forfeited its game.  Documented in docs/protocol.md."""
+
+    SPAWN_FAILED = "spawn_failed"  # the command could not be started
+    HANDSHAKE_TIMEOUT = "handshake_timeout"  # no `ready` within the handshake limit
+    TIMEOUT = "timeout"  # no reply within the decision limit (plus time bank)
+    EXITED = "exited"  # the process ended (exit code or signal) during the game
+    CLOSED_STDOUT = "closed_stdout"  # stdout closed while the process kept running
+    NOT_READING = "not_reading"  # its stdin stayed full: it stopped reading
+    INVALID_UTF8 = "invalid_utf8"  # bytes that are not UTF-8
+    INVALID_JSON = "invalid_json"  # a line that is not JSON
+    WRONG_MESSAGE = "wrong_message"  # JSON of the wrong type or shape
+    WRONG_REQUEST = "wrong_request"  # a reply naming another request id
+    UNEXPECTED_MESSAGE = "unexpected_message"  # a line when no request was pending
+    ILLEGAL_ACTION = "illegal_action"  # an action not in the legal list
+    LINE_TOO_LONG = "line_too_long"  # a line over the length cap
+    MEMORY_LIMIT = "memory_limit"  # killed for exceeding its memory cap
+    CPU_LIMIT = "cpu_limit"  # killed for exceeding its CPU-time cap
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """How to start one bot process."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: str | None = None
+
+    @classmethod
+    def from_command_line(cls, text: str, name: str | None = None, cwd: str | None = None) -> "BotSpec":
+        argv = tuple(shlex.split(text))
+        if not argv:
+            raise ValueError("empty bot command")
+        return cls(name=name or Path(argv[-1]).stem, command=argv, cwd=cwd)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "command": list(self.command), "cwd": self.cwd}
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Time and resource limits for every bot of a match."""
+
+    handshake_s: float = 10.0
+    decision_s: float = 1.0
+    time_bank_s: float = 0.0  # extra time per game drawn on when a decision overruns
+    max_line_bytes: int = 1 << 20
+    stderr_keep_bytes: int = 1 << 20  # stderr kept per bot; the rest is dropped
+    memory_mb: int | None = 1024  # address-space cap (RLIMIT_AS); None = no cap
+    cpu_s: int | None = None  # CPU-time cap per bot process (RLIMIT_CPU)
+    max_processes: int | None = None  # RLIMIT_NPROC (per user: see docs)
+    max_open_files: int | None = 256  # RLIMIT_NOFILE
+    grace_s: float = 0.5  # close stdin -> wait this long -> SIGTERM
+    term_s: float = 0.5  # SIGTERM -> wait this long -> SIGKILL
+
+    def to_json(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    seat: int
+    reason: FaultReason
+    message: str
+    stderr_tail: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "seat": self.seat,
+            "reason": self.reason.value,
+            "message": self.message,
+            "stderr_tail": list(self.stderr_tail),
+        }
+
+
+@dataclass(slots=True)
+class MatchResult:
+    game: str
+    seed: int
+    options: dict
+    seats: list[BotSpec]
+    outcome: Outcome
+    fault: Fault | None = None
+    decisions: int = 0
+    duration_s: float = 0.0
+    record_path: Path | None = None
+    entries: list[dict] = field(default_factory=list)  # public record entries, for tables
+
+    @property
+    def forfeit(self) -> bool:
+        return self.outcome.status == "forfeit"
