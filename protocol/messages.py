@@ -1,0 +1,105 @@
+"""Every protocol message, defined once.  The JSON Schema is generated from here.
+
+Referee → bot: ``hello``, ``event``, ``request``, ``game_over``.
+Bot → referee: ``ready``, ``action``.
+
+One JSON object per line, UTF-8, ``\\n``-terminated.  Unknown fields in a
+bot's message are refused (``extra="forbid"``), so a typo is caught early.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PROTOCOL_VERSION = 1
+
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+# Bot input is checked strictly: no "3" for 3, no 3.0 for 3.
+_FROM_BOT = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class TimeLimits(BaseModel):
+    model_config = _STRICT
+    handshake_ms: int = Field(description="Time allowed between `hello` and `ready`.")
+    decision_ms: int = Field(description="Time allowed per decision (request to action).")
+    time_bank_ms: int = Field(
+        0, description="Extra time for the whole game, drawn on when a decision overruns decision_ms."
+    )
+
+
+class HelloMsg(BaseModel):
+    """First message of a game: who you are and what you play."""
+
+    model_config = _STRICT
+    type: Literal["hello"] = "hello"
+    protocol: int = Field(PROTOCOL_VERSION, description="Protocol version; this document is version 1.")
+    game: str = Field(description='"back-alley", "schmier" or "pegs-and-jokers".')
+    rules_version: str
+    options: dict[str, Any] = Field(description="Game options after defaults, e.g. {\"players\": 4}.")
+    seat: int = Field(description="Your seat, 0 … seats-1.")
+    team: int = Field(description="Your team number.")
+    seats: int = Field(description="Number of seats in the game.")
+    teams: list[list[int]] = Field(description="The seats of each team, by team number.")
+    limits: TimeLimits
+
+
+class ReadyMsg(BaseModel):
+    """The bot's answer to ``hello``."""
+
+    model_config = _FROM_BOT
+    type: Literal["ready"]
+    name: str = Field(max_length=200, description="Your bot's name, for logs and records.")
+    events: bool = Field(
+        True,
+        description="Whether to send you `event` messages. A bot that plays from the state in each "
+        "request alone may say false to save work.",
+    )
+
+
+class EventMsg(BaseModel):
+    """Something you may see has happened (a deal, a bid, a card played, a score)."""
+
+    model_config = _STRICT
+    type: Literal["event"] = "event"
+    event: dict[str, Any] = Field(description='Game-specific, always with a "type" key.')
+
+
+class RequestMsg(BaseModel):
+    """Your turn: everything you may know, and every legal action."""
+
+    model_config = _STRICT
+    type: Literal["request"] = "request"
+    id: int = Field(description="Echo this in your action.")
+    seat: int
+    decision: str = Field(description='Kind of decision, e.g. "bid", "play", "move".')
+    state: dict[str, Any] = Field(description="The complete information state visible to your seat.")
+    legal: list[str] = Field(description="Every legal action; reply with exactly one of them.")
+    time_ms: int = Field(description="Time you have for this decision, time bank included.")
+
+
+class ActionMsg(BaseModel):
+    """The bot's reply to a ``request``."""
+
+    model_config = _FROM_BOT
+    type: Literal["action"]
+    id: int = Field(description="The id of the request this answers.")
+    action: str = Field(max_length=1000, description="One of the request's legal actions.")
+
+
+class GameOverMsg(BaseModel):
+    """Last message of a game.  Exit (or wait to be stopped) after it."""
+
+    model_config = _STRICT
+    type: Literal["game_over"] = "game_over"
+    outcome: dict[str, Any] = Field(
+        description="status (win/draw/aborted/forfeit), winners (teams), scores (per team), reason, detail."
+    )
+    result: Literal["win", "loss", "draw", "aborted"] = Field(description="The outcome for your team.")
+
+
+RefereeMessage = Annotated[
+    Union[HelloMsg, EventMsg, RequestMsg, GameOverMsg], Field(discriminator="type")
+]
+BotMessage = Annotated[Union[ReadyMsg, ActionMsg], Field(discriminator="type")]
