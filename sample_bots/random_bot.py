@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""A bot that plays a uniformly random legal action, in any game.
+
+Standard library only and no project imports: copy it anywhere and start from
+it.  Usage: random_bot.py [SEED] [--name NAME]
+
+Protocol (docs/protocol.md): read one JSON object per line from stdin, write
+one per line to stdout, flush after each.  stderr is yours for diagnostics.
+"""
+
+import json
+import random
+import sys
+
+
+def main(argv):
+    args = list(argv[1:])
+    name = "random"
+    if "--name" in args:
+        i = args.index("--name")
+        name = args[i + 1]
+        del args[i : i + 2]
+    rng = random.Random(int(args[0]) if args else None)
+    out = sys.stdout
+    for line in sys.stdin:
+        # Only requests need an answer; skip parsing anything else.
+        if line.startswith('{"type":"request"'):
+            msg = json.loads(line)
+            action = rng.choice(msg["legal"])
+            out.write('{"type":"action","id":%d,"action":%s}\n' % (msg["id"], json.dumps(action)))
+            out.flush()
+            continue
+        msg = json.loads(line)
+        kind = msg.get("type")
+        if kind == "hello":
+            # This bot decides from each request alone, so it asks for no events.
+            out.write(json.dumps({"type": "ready", "name": name, "events": False}) + "\n")
+            out.flush()
+        elif kind == "game_over":
+            return 0
+        elif kind == "request":  # same as above, for referees that order keys differently
+            action = rng.choice(msg["legal"])
+            out.write(json.dumps({"type": "action", "id": msg["id"], "action": action}) + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
