@@ -1,5 +1,166 @@
-from ..base import Renderer
-class _R(Renderer):
-    def score_table(self, entries): return [], []
-    def render(self, entries, *, seat=None, deal=None): return []
-RENDERER = _R()
+"""Back Alley text presentation from match-record entries (events only).
+
+Everything is drawn from the events, so a seat's filtered view (no other
+hands, no other draws) and a truncated record (a killed game) render too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import JSON, Renderer
+from .rules import contract_text
+
+_HEADER = [
+    "deal", "h", "dealer", "trump",
+    "T0 contract", "T0 tricks", "T0 score",
+    "T1 contract", "T1 tricks", "T1 score",
+    "T0 total", "T1 total",
+]
+
+
+def _events(entries: list[dict[str, JSON]]):
+    for entry in entries:
+        if isinstance(entry, dict) and entry.get("record") == "event":
+            event = entry.get("event")
+            if isinstance(event, dict):
+                yield event
+
+
+def _pair(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return list(value)
+    return ["?", "?"]
+
+
+def _trump(value: Any) -> str:
+    return "NT" if value is None else str(value)
+
+
+def _signed(value: Any) -> str:
+    return f"{value:+d}" if isinstance(value, int) else "?"
+
+
+class BackAlleyRenderer(Renderer):
+    def score_table(
+        self, entries: list[dict[str, JSON]]
+    ) -> tuple[list[str], list[list[str]]]:
+        rows: list[list[str]] = []
+        for ev in _events(entries):
+            if ev.get("type") != "deal_score":
+                continue
+            contracts = ev.get("contracts") or [{}, {}]
+            if len(contracts) != 2:
+                contracts = [{}, {}]
+            tricks = _pair(ev.get("tricks_won"))
+            scores = _pair(ev.get("deal_scores"))
+            totals = _pair(ev.get("scores"))
+            rows.append([
+                str(ev.get("deal", "?")), str(ev.get("h", "?")), str(ev.get("dealer", "?")),
+                _trump(ev.get("trump")),
+                contract_text(contracts[0]), str(tricks[0]), str(scores[0]),
+                contract_text(contracts[1]), str(tricks[1]), str(scores[1]),
+                str(totals[0]), str(totals[1]),
+            ])
+        return list(_HEADER), rows
+
+    def render(
+        self,
+        entries: list[dict[str, JSON]],
+        *,
+        seat: int | None = None,
+        deal: int | None = None,
+    ) -> list[str]:
+        lines: list[str] = []
+        current: Any = None  # deal number of the events being read
+        bids: list[str] = []
+        plays: list[str] = []
+
+        def shown() -> bool:
+            return deal is None or current == deal
+
+        def flush_bids() -> None:
+            if bids and shown():
+                lines.append("  bids: " + ", ".join(bids))
+            bids.clear()
+
+        if seat is not None:
+            lines.append(f"Back Alley, as seen by seat {seat}")
+        for ev in _events(entries):
+            kind = ev.get("type")
+            if kind != "bid":
+                flush_bids()
+            if kind == "deal":
+                plays.clear()
+                current = ev.get("deal")
+                if not shown():
+                    continue
+                redeal = ev.get("redeals") or 0
+                extra = f", redeal after {redeal} all-pass" if redeal else ""
+                lines.append(
+                    f"Deal {current} (h={ev.get('h', '?')}), dealer {ev.get('dealer', '?')}, "
+                    f"turn-up {ev.get('turn_up', '?')}, trump {_trump(ev.get('trump'))}{extra}"
+                )
+                continue
+            if not shown():
+                continue
+            if kind == "hand":
+                lines.append(f"  hand {ev.get('seat', '?')}: {' '.join(ev.get('cards') or [])}")
+            elif kind == "joker_discard":
+                lines.append(
+                    f"  seat {ev.get('seat', '?')} discards {ev.get('card', '?')} face up and draws"
+                )
+            elif kind == "draw":
+                lines.append(f"  seat {ev.get('seat', '?')} draws {ev.get('card', '?')}")
+            elif kind == "bid":
+                bid = str(ev.get("bid", "?"))
+                level = ev.get("level") or 0
+                if bid == "board" and isinstance(level, int) and level > 1:
+                    bid = f"board×{level}"
+                bids.append(f"{ev.get('seat', '?')}: {bid}")
+            elif kind == "all_pass":
+                lines.append(f"  all pass: not counted ({ev.get('redeals', '?')} in a row)")
+            elif kind == "contracts":
+                cs = ev.get("contracts") or []
+                text = ", ".join(
+                    f"team {i} {contract_text(c) if isinstance(c, dict) else '?'}"
+                    for i, c in enumerate(cs)
+                )
+                lines.append(f"  contracts: {text}; seat {ev.get('leader', '?')} leads")
+            elif kind == "play":
+                plays.append(str(ev.get("card", "?")))
+            elif kind == "trick":
+                plays.clear()
+                won = _pair(ev.get("tricks_won"))
+                lines.append(
+                    f"  trick {ev.get('n', '?')}: seat {ev.get('leader', '?')} leads "
+                    f"{' '.join(ev.get('cards') or [])} -> seat {ev.get('winner', '?')} wins "
+                    f"(tricks {won[0]}-{won[1]})"
+                )
+            elif kind == "deal_score":
+                cs = ev.get("contracts") or [{}, {}]
+                won = _pair(ev.get("tricks_won"))
+                ds = _pair(ev.get("deal_scores"))
+                tot = _pair(ev.get("scores"))
+                parts = []
+                for i in range(2):
+                    c = cs[i] if i < len(cs) and isinstance(cs[i], dict) else {}
+                    parts.append(
+                        f"team {i} {contract_text(c)} made {won[i]}: {_signed(ds[i])}"
+                    )
+                lines.append(f"  score: {'; '.join(parts)}; totals {tot[0]} / {tot[1]}")
+            elif kind == "game_over":
+                winners = ev.get("winners") or []
+                who = ", ".join(f"team {w}" for w in winners) or "nobody"
+                sc = _pair(ev.get("scores"))
+                lines.append(
+                    f"Game over: {ev.get('status', '?')} ({ev.get('reason', '')}), "
+                    f"winner {who}, scores {sc[0]} / {sc[1]}"
+                )
+        flush_bids()
+        if plays and shown():
+            lines.append(f"  unfinished trick: {' '.join(plays)}")
+        return lines
+
+
+RENDERER = BackAlleyRenderer()
