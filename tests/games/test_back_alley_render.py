@@ -1,0 +1,147 @@
+"""Back Alley action notation round trips and the renderer on real playouts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from referee.games import InvalidAction
+from referee.games.back_alley import RENDERER, SPEC, BackAlleyState
+from referee.games.back_alley.notation import Bid, Play, format_action, parse_action
+
+
+def record(seed, choice_seed=1, options=None):
+    """Match-record entries (events and decisions) of a seeded random game."""
+    state, events = SPEC.new_game(seed, options)
+    entries = [{"record": "event", "event": e.data, "to": list(e.to) if e.to else None} for e in events]
+    rng = random.Random(choice_seed)
+    n = 0
+    while (seat := state.to_act()) is not None:
+        legal = state.legal_actions()
+        action = rng.choice(legal)
+        n += 1
+        entries.append({"record": "decision", "n": n, "seat": seat, "decision": state.decision(),
+                        "legal": legal, "action": action, "ms": 0.1})
+        for e in state.apply(action):
+            entries.append({"record": "event", "event": e.data, "to": list(e.to) if e.to else None})
+    return state, entries
+
+
+def seat_view(entries, seat):
+    return [
+        e for e in entries
+        if (e["record"] == "event" and (e["to"] is None or seat in e["to"]))
+        or (e["record"] == "decision" and e["seat"] == seat)
+    ]
+
+
+@pytest.fixture(scope="module")
+def game():
+    return record(3)
+
+
+def test_actions_round_trip_over_random_playouts():
+    for seed in range(3):
+        _, entries = record(seed, choice_seed=seed)
+        for entry in entries:
+            if entry["record"] == "decision":
+                for text in entry["legal"]:
+                    parsed = parse_action(text)
+                    assert format_action(parsed) == text
+                    assert parse_action(format_action(parsed)) == parsed
+                    assert isinstance(parsed, Play if entry["decision"] == "play" else Bid)
+
+
+def test_parse_refuses_text_that_is_no_action():
+    assert parse_action("7") == Bid(7) and parse_action("board") == Bid("board")
+    assert parse_action("LJ") == Play("LJ")
+    for bad in ("JK", "as", "07", "+7", "pass\n", "", "1000", None):
+        with pytest.raises(InvalidAction):
+            parse_action(bad)
+
+
+def test_score_table_has_one_row_per_counted_deal_with_running_totals(game):
+    state, entries = game
+    header, rows = RENDERER.score_table(entries)
+    assert header[:4] == ["deal", "h", "dealer", "trump"] and len(header) == len(rows[0])
+    assert [r[0] for r in rows] == [str(k) for k in range(1, 26)]
+    assert rows[0][1] == "13" and rows[12][1] == "1"
+    assert all(isinstance(c, str) for r in rows for c in r)
+    assert [int(rows[-1][-2]), int(rows[-1][-1])] == list(state.outcome().scores)
+    trumps = {r[3] for r in rows}
+    assert trumps <= {"C", "D", "H", "S", "NT"}
+
+
+def test_score_table_writes_board_contracts_with_their_level():
+    state, events = BackAlleyState.from_deal(
+        dealer=3, hands=[["AS", "AH"], ["3S", "3H"], ["4S", "4H"], ["5S", "5H"]],
+        stock=["BJ", "LJ"], deal=12)
+    entries = [{"record": "event", "event": e.data, "to": None} for e in events]
+    for a in "board board pass pass 3S 4S 5S AS AH 3H 4H 5H".split():
+        entries += [{"record": "event", "event": e.data, "to": None} for e in state.apply(a)]
+    header, rows = RENDERER.score_table(entries)
+    assert rows[0] == ["12", "2", "3", "NT", "board", "2", "20", "board×2", "0", "-40", "20", "-40"]
+
+
+def test_render_shows_every_deal_hands_bids_tricks_and_scores(game):
+    state, entries = game
+    lines = RENDERER.render(entries)
+    text = "\n".join(lines)
+    assert sum(1 for ln in lines if ln.startswith("Deal ")) >= 25
+    assert sum(1 for ln in lines if ln.strip().startswith("hand ")) >= 100
+    assert sum(1 for ln in lines if ln.strip().startswith("trick ")) == 181
+    assert sum(1 for ln in lines if ln.strip().startswith("score:")) == 25
+    assert sum(1 for ln in lines if ln.strip().startswith("bids:")) >= 25
+    assert lines[-1].startswith("Game over")
+    assert "turn-up" in text
+
+
+def test_render_one_deal(game):
+    _, entries = game
+    lines = RENDERER.render(entries, deal=13)
+    assert lines[0].startswith("Deal 13 (h=1)")
+    assert sum(1 for ln in lines if ln.strip().startswith("trick ")) == 1
+    assert not any(ln.startswith("Deal ") and not ln.startswith("Deal 13 ") for ln in lines)
+
+
+def test_render_for_one_seat_shows_only_its_hand(game):
+    _, entries = game
+    lines = RENDERER.render(seat_view(entries, 2), seat=2)
+    hands = [ln for ln in lines if ln.strip().startswith("hand ")]
+    assert hands and all(ln.strip().startswith("hand 2:") for ln in hands)
+    assert sum(1 for ln in lines if ln.strip().startswith("trick ")) == 181
+
+
+def test_render_copes_with_a_truncated_record(game):
+    _, entries = game
+    for cut in (0, 1, 7, 60, 333, 1001):
+        lines = RENDERER.render(entries[:cut])
+        assert isinstance(lines, list)
+        RENDERER.score_table(entries[:cut])
+    # Cut right after the second card of some trick: the partial trick is shown.
+    cut = next(i for i, e in enumerate(entries)
+               if e["record"] == "event" and e["event"]["type"] == "play"
+               and entries[i - 2]["event"]["type"] == "play"
+               and entries[i - 4]["event"]["type"] != "play")
+    lines = RENDERER.render(entries[:cut + 1])
+    assert lines[-1].strip().startswith("unfinished trick:")
+    assert len(lines[-1].split()) == 4
+
+
+def test_render_copes_with_odd_entries():
+    junk = [{"record": "header"}, {"record": "event", "event": {"type": "trick"}},
+            {"record": "event", "event": {"type": "deal_score"}}, {"record": "event"}, "x"]
+    assert RENDERER.render(junk)
+    header, rows = RENDERER.score_table(junk)
+    assert len(rows) == 1 and len(rows[0]) == len(header)
+
+
+def test_render_shows_the_joker_discard_and_the_private_draw():
+    state, events = BackAlleyState.from_deal(
+        dealer=3, hands=[["AS"], ["KH"], ["LJ"], ["QD"]], stock=["BJ", "4C"], deal=13)
+    entries = [{"record": "event", "event": e.data, "to": list(e.to) if e.to else None} for e in events]
+    text = "\n".join(RENDERER.render(entries))
+    assert "seat 2 discards LJ" in text and "seat 2 draws 4C" in text
+    text = "\n".join(RENDERER.render(seat_view(entries, 1), seat=1))
+    assert "seat 2 discards LJ" in text and "4C" not in text
