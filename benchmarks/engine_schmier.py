@@ -1,0 +1,107 @@
+"""Benchmark the Schmier engine with an in-process uniform random policy.
+
+    /work/venv/bin/python benchmarks/engine_schmier.py [--games N] [--seconds S]
+
+Plays full games (random.Random(seed).choice over legal_actions) and prints
+games/s, decisions/s, µs per decision, deals per game, and a baseline measured
+in the same run: the cost of the policy alone, i.e. random.choice over lists
+of the same lengths as the legal lists recorded during the run.  The ratio
+engine-time / baseline-time says how much the engine costs over the cheapest
+possible bot loop.  Standard library + the project only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections import Counter
+
+from referee.games.schmier import SPEC
+
+
+def run(games: int, seed: int = 0) -> dict[str, float]:
+    options = SPEC.normalize_options({})
+    lengths: list[int] = []
+    decisions = 0
+    deals = 0
+    played = 0
+    kinds: Counter[str] = Counter()
+    statuses: Counter[str] = Counter()
+    t0 = time.perf_counter()
+    for g in range(games):
+        state, _ = SPEC.new_game(seed + g, options)
+        rng = random.Random(10_000 + seed + g)
+        choice = rng.choice
+        to_act = state.to_act
+        legal_actions = state.legal_actions
+        apply = state.apply
+        while to_act() is not None:
+            legal = legal_actions()
+            lengths.append(len(legal))
+            apply(choice(legal))
+        decisions = len(lengths)
+        deals += state.deal
+        played += state.played
+        statuses[state.outcome().status + "/" + state.outcome().reason] += 1
+    elapsed = time.perf_counter() - t0
+
+    # Baseline: the policy alone over lists of the recorded lengths.
+    lists = {n: [str(i) for i in range(n)] for n in set(lengths)}
+    rng = random.Random(seed)
+    choice = rng.choice
+    t1 = time.perf_counter()
+    for n in lengths:
+        choice(lists[n])
+    baseline = time.perf_counter() - t1
+
+    # Per decision kind (a second, separate pass on a few games).
+    kind_time: Counter[str] = Counter()
+    for g in range(min(games, 100)):
+        state, _ = SPEC.new_game(seed + g, options)
+        rng = random.Random(10_000 + seed + g)
+        while state.to_act() is not None:
+            k = state.decision()
+            a = time.perf_counter()
+            legal = state.legal_actions()
+            state.apply(rng.choice(legal))
+            kind_time[k] += time.perf_counter() - a
+            kinds[k] += 1
+
+    return {
+        "games": games,
+        "elapsed": elapsed,
+        "decisions": decisions,
+        "deals": deals,
+        "played": played,
+        "baseline": baseline,
+        "kinds": kinds,
+        "kind_time": kind_time,
+        "statuses": statuses,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    r = run(args.games, args.seed)
+    games, elapsed, decisions = r["games"], r["elapsed"], r["decisions"]
+    engine = elapsed - r["baseline"]
+    print(f"schmier: {games} games in {elapsed:.2f} s (random policy, engine + policy)")
+    print(f"  games/s            {games / elapsed:10.1f}   (engine alone, baseline removed: {games / engine:.1f})")
+    print(f"  decisions/s        {decisions / elapsed:10.0f}")
+    print(f"  µs per decision    {1e6 * elapsed / decisions:10.2f}")
+    print(f"  decisions per game {decisions / games:10.1f}")
+    print(f"  deals per game     {r['deals'] / games:10.2f}   (played: {r['played'] / games:.2f})")
+    print(f"  baseline (policy)  {r['baseline']:10.3f} s   µs/decision {1e6 * r['baseline'] / decisions:.2f}")
+    print(f"  ratio engine-time / baseline-time: {engine / r['baseline']:.1f}")
+    print("  per decision kind (µs, legal_actions + apply, first 100 games):")
+    for k, n in sorted(r["kinds"].items()):
+        print(f"    {k:15s} {n:8d}  {1e6 * r['kind_time'][k] / n:7.2f}")
+    print("  outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(r["statuses"].items())))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""Action text of Schmier (RULES.md §2) and its parsed form.
+
+Every action is one short string:
+
+* ``"pass"`` or a bid ``"3"`` … ``"6"`` (decision ``bid``);
+* a suit letter ``"C" "D" "H" "S"`` (decision ``trump``);
+* a card such as ``"TS"`` or ``"JK"`` (decisions ``discard``, ``dealer_discard``
+  and ``play``);
+* ``"done"`` (decision ``discard``: stop discarding and draw).
+
+``parse_action`` turns text into an ``ActionValue`` and raises
+``InvalidAction`` for text that is no Schmier action at all; whether a
+well-formed action is legal *now* is the state's business (``IllegalAction``).
+A bid is well formed for any decimal number without a leading zero, so
+``"7"`` parses (and is refused as illegal) while ``"07"`` does not parse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..base import InvalidAction
+from ..cards import RANKS, SUITS
+
+#: The 53 Schmier cards as text, in the engine's internal order:
+#: index ``suit * 13 + rank`` (suits C D H S, ranks 2 … A), then ``JK`` (52).
+CARDS: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("JK",)
+CARD_INDEX: dict[str, int] = {c: i for i, c in enumerate(CARDS)}
+JOKER = "JK"
+
+Kind = Literal["pass", "bid", "trump", "card", "done"]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionValue:
+    """A parsed action: ``kind`` plus the bid number, suit letter or card text."""
+
+    kind: Kind
+    value: int | str | None = None
+
+    def text(self) -> str:
+        """Canonical action text (the inverse of ``parse_action``)."""
+        if self.kind in ("pass", "done"):
+            return self.kind
+        return str(self.value)
+
+
+def parse_action(text: object) -> ActionValue:
+    """Parse action text; raise ``InvalidAction`` when it is not a Schmier action."""
+    if not isinstance(text, str):
+        raise InvalidAction(f"an action is a string, not {type(text).__name__}")
+    if text == "pass" or text == "done":
+        return ActionValue(text)
+    if text in CARD_INDEX:
+        return ActionValue("card", text)
+    if len(text) == 1 and text in SUITS:
+        return ActionValue("trump", text)
+    if text.isascii() and text.isdigit() and (text == "0" or text[0] != "0") and len(text) < 6:
+        return ActionValue("bid", int(text))
+    raise InvalidAction(f"not a Schmier action: {text!r}")
+
+
+def format_action(action: ActionValue) -> str:
+    return action.text()

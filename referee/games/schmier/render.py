@@ -1,0 +1,253 @@
+"""Text presentation of Schmier records: the score table and the replay.
+
+Both work from the events in the record alone (decision entries are not
+needed), so they cope with a record filtered for one seat (private events of
+other seats missing) and with a truncated record (a killed game): whatever
+part of a deal is present is shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Renderer
+from ..cards import SUIT_NAMES
+
+POINT_NAMES = ("high", "low", "right", "left", "joker", "game")
+
+
+def _team(t: Any) -> str:
+    return "-" if t is None else f"T{t}"
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}"
+
+
+def _cards(cards: list[str] | None) -> str:
+    return " ".join(cards) if cards else "-"
+
+
+class _Deal:
+    """What the record says about one deal."""
+
+    def __init__(self, event: dict[str, Any]) -> None:
+        self.number = event.get("deal")
+        self.dealer = event.get("dealer")
+        self.scores_before = event.get("scores")
+        self.hands: dict[int, list[str]] = {}
+        self.bids: list[tuple[int, str]] = []
+        self.redeal: dict[str, Any] | None = None
+        self.contract: dict[str, Any] | None = None
+        self.trump: str | None = None
+        self.discarded: dict[int, list[str]] = {}  # visible face-down discards
+        self.drew: dict[int, int] = {}  # public counts
+        self.drawn: dict[int, list[str]] = {}  # visible drawn cards
+        self.tricks: list[dict[str, Any]] = []
+        self.pending: list[tuple[int, str]] = []  # plays of an unfinished trick
+        self.score: dict[str, Any] | None = None
+        self.end: dict[str, Any] | None = None
+
+
+def _deals(entries: list[dict[str, Any]]) -> tuple[list[_Deal], dict[str, Any] | None]:
+    deals: list[_Deal] = []
+    end = None
+    cur: _Deal | None = None
+    for entry in entries:
+        if not isinstance(entry, dict) or entry.get("record") != "event":
+            continue
+        ev = entry.get("event") or {}
+        kind = ev.get("type")
+        if kind == "deal":
+            cur = _Deal(ev)
+            deals.append(cur)
+            continue
+        if kind == "game_end":
+            end = ev
+            if cur is not None:
+                cur.end = ev
+            continue
+        if cur is None:
+            continue
+        seat = ev.get("seat")
+        if kind == "hand":
+            cur.hands[seat] = list(ev.get("cards", []))
+        elif kind == "bid":
+            cur.bids.append((seat, str(ev.get("bid"))))
+        elif kind == "redeal":
+            cur.redeal = ev
+        elif kind == "contract":
+            cur.contract = ev
+        elif kind == "trump":
+            cur.trump = ev.get("trump")
+        elif kind == "discard":
+            cur.discarded.setdefault(seat, []).append(ev.get("card"))
+        elif kind == "draw":
+            cur.drew[seat] = ev.get("count", 0)
+        elif kind == "drawn":
+            cur.drawn[seat] = list(ev.get("cards", []))
+        elif kind == "play":
+            cur.pending.append((seat, ev.get("card")))
+        elif kind == "trick":
+            cur.tricks.append(ev)
+            cur.pending = []
+        elif kind == "deal_score":
+            cur.score = ev
+    return deals, end
+
+
+class SchmierRenderer(Renderer):
+    def score_table(self, entries: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+        header = ["deal", "dealer", "declarer", "bid", "trump", "made", *POINT_NAMES]
+        header += ["T0", "T1", "T2", "total T0", "total T1", "total T2"]
+        rows: list[list[str]] = []
+        deals, _ = _deals(entries)
+        for d in deals:
+            sc = d.score
+            if sc is None:
+                continue
+            pts = sc.get("points", {})
+            decl = sc.get("declarer")
+            row = [
+                str(d.number),
+                str(d.dealer),
+                f"{decl} (T{decl % 3})" if isinstance(decl, int) else "?",
+                str(sc.get("bid")),
+                str(sc.get("trump")),
+                "yes" if sc.get("made") else "set",
+                *[_team(pts.get(name)) for name in POINT_NAMES],
+                *[_signed(x) for x in sc.get("delta", [])],
+                *[str(x) for x in sc.get("scores", [])],
+            ]
+            rows.append(row)
+        return header, rows
+
+    def render(
+        self,
+        entries: list[dict[str, Any]],
+        *,
+        seat: int | None = None,
+        deal: int | None = None,
+    ) -> list[str]:
+        deals, end = _deals(entries)
+        lines: list[str] = []
+        if seat is not None:
+            lines.append(f"Schmier replay as seen by seat {seat} (team T{seat % 3})")
+        for d in deals:
+            if deal is not None and d.number != deal:
+                continue
+            lines.extend(_render_deal(d, seat))
+        if end is not None and (deal is None or (deals and deals[-1].number == deal)):
+            lines.append(_render_end(end))
+        elif end is None and deals and deal is None:
+            lines.append("(record ends before the game does)")
+        return lines
+
+
+def _render_deal(d: _Deal, viewer: int | None) -> list[str]:
+    scores = d.scores_before
+    before = " / ".join(str(x) for x in scores) if scores else "?"
+    out = [f"Deal {d.number} · dealer seat {d.dealer} · scores before {before}"]
+    if d.hands:
+        out.append("  hands:")
+        for s in sorted(d.hands):
+            out.append(f"    seat {s} (T{s % 3}): {_cards(d.hands[s])}")
+    if d.bids:
+        out.append("  bids: " + ", ".join(f"s{s} {b}" for s, b in d.bids))
+    if d.redeal is not None:
+        out.append(
+            f"  all six passed: seat {d.dealer} deals again"
+            f" (consecutive all-pass deals: {d.redeal.get('redeals')})"
+        )
+        return out
+    if d.contract is not None:
+        decl = d.contract.get("declarer")
+        out.append(f"  declarer seat {decl} (T{decl % 3}) bids {d.contract.get('bid')}")
+    if d.trump is not None:
+        out.append(f"  trump: {d.trump} ({SUIT_NAMES.get(d.trump, '?')})")
+    exchange_seats = sorted(set(d.drew) | set(d.discarded) | set(d.drawn))
+    if exchange_seats:
+        out.append("  discards and draws:")
+        for s in _clockwise_from(d.dealer, exchange_seats):
+            out.append("    " + _exchange_line(d, s))
+    if d.tricks or d.pending:
+        out.append("  tricks:")
+        for tr in d.tricks:
+            lead = tr.get("leader", 0)
+            plays = "  ".join(
+                f"s{(lead + i) % 6} {c}" for i, c in enumerate(tr.get("cards", []))
+            )
+            w = tr.get("winner")
+            out.append(f"    {tr.get('n', '?'):>2}. {plays}  -> s{w} (T{tr.get('team')})")
+        if d.pending:
+            plays = "  ".join(f"s{s} {c}" for s, c in d.pending)
+            out.append(f"    ..  {plays}  (unfinished)")
+    sc = d.score
+    if sc is not None:
+        pts = sc.get("points", {})
+        counts = sc.get("counts", [])
+        out.append(
+            "  points: "
+            + " · ".join(f"{name} {_team(pts.get(name))}" for name in POINT_NAMES)
+            + f" (game counts {' / '.join(str(x) for x in counts)})"
+        )
+        decl = sc.get("declarer")
+        dteam = decl % 3 if isinstance(decl, int) else None
+        won = sc.get("won", [])
+        verdict = "made it" if sc.get("made") else "set"
+        won_d = won[dteam] if dteam is not None and dteam < len(won) else "?"
+        out.append(
+            f"  T{dteam} bid {sc.get('bid')} and won {won_d}: {verdict}"
+            f" · deal {' / '.join(_signed(x) for x in sc.get('delta', []))}"
+            f" · scores {' / '.join(str(x) for x in sc.get('scores', []))}"
+        )
+    return out
+
+
+def _clockwise_from(dealer: Any, seats: list[int]) -> list[int]:
+    if not isinstance(dealer, int):
+        return seats
+    return sorted(seats, key=lambda s: (s - dealer - 1) % 6)
+
+
+def _exchange_line(d: _Deal, s: int) -> str:
+    is_dealer = s == d.dealer
+    seen = d.discarded.get(s)
+    drawn = d.drawn.get(s)
+    count = d.drew.get(s)
+    if is_dealer:
+        took = count if count is not None else (len(drawn) if drawn is not None else "?")
+        text = f"seat {s} (dealer): took {took} from the stock"
+        if drawn is not None:
+            text += f" ({_cards(drawn)})"
+        if seen is not None:
+            text += f", discarded {len(seen)} ({_cards(seen)})"
+        elif count is not None:
+            text += f", discarded {count} face down"
+        return text
+    n = count if count is not None else (len(seen) if seen is not None else "?")
+    text = f"seat {s}: discarded {n}"
+    if seen:
+        text += f" ({_cards(seen)})"
+    text += f", drew {n}"
+    if drawn:
+        text += f" ({_cards(drawn)})"
+    return text
+
+
+def _render_end(ev: dict[str, Any]) -> str:
+    status = ev.get("status")
+    scores = " / ".join(str(x) for x in ev.get("scores", []))
+    reason = ev.get("reason", "")
+    if status == "win":
+        winners = ", ".join(f"T{t}" for t in ev.get("winners", []))
+        head = f"Game over: {winners} wins"
+    elif status == "draw":
+        tied = (ev.get("detail") or {}).get("tied", [])
+        head = "Game over: draw" + (f" between {', '.join(f'T{t}' for t in tied)}" if tied else "")
+    else:
+        head = f"Game over: {status}"
+    return f"{head} ({reason}) · final scores {scores}"
+
+
+RENDERER = SchmierRenderer()

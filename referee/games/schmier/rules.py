@@ -1,0 +1,680 @@
+"""Schmier: the rules engine (RULES.md §2 with the §0 conventions).
+
+Six seats, three teams (``seat mod 3``), one 53-card deck (52 + ``JK``).  A
+game is a run of deals; each deal goes through these decisions:
+
+``bid``             each seat once, from the dealer's left to the dealer:
+                    ``"pass"`` or ``"3"`` … ``"6"``, strictly above every earlier
+                    bid; bidding stops at once on a 6 (SC-3).  All pass: the
+                    same dealer deals again (SC-3.1, guard RULES 0.7).
+``trump``           the declarer names ``"C" "D" "H" "S"`` (SC-4).
+``discard``         each non-dealer, from the dealer's left, discards 0 to 3
+                    non-trumps face down one card at a time, or ``"done"``;
+                    after ``"done"`` or the third card it draws as many (SC-5.1).
+``dealer_discard``  the dealer, holding the rest of the stock, discards one
+                    card at a time back to 6 cards, keeping SC-5.2 satisfiable.
+``play``            six tricks, the declarer leads the first (SC-6).
+
+Internally a card is an int: ``suit * 13 + rank`` (suits C D H S, ranks
+2 … A) and 52 for the joker; ``notation.CARDS`` maps it to text.  Everything
+trump-dependent comes from small tables indexed by the trump suit, so the
+per-decision work is a few list look-ups.  ``apply`` mutates in place; the
+legal list of the pending decision is cached until the next ``apply``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..base import Event, GameSpec, GameState, IllegalAction, InvalidOptions, Outcome
+from ..cards import RANKS, SUITS
+from .notation import CARD_INDEX, CARDS, JOKER, parse_action
+
+NUM_SEATS = 6
+NUM_TEAMS = 3
+HAND_SIZE = 6
+DECK_SIZE = 53
+STOCK_SIZE = DECK_SIZE - NUM_SEATS * HAND_SIZE  # 17
+MAX_DISCARDS = 3
+MIN_BID, MAX_BID = 3, 6
+TARGET = 21
+DEFAULT_OPTIONS: dict[str, int] = {"max_redeals": 10, "max_deals": 200}
+
+#: The six points of a deal, in this order everywhere (SC-7.1 … SC-7.6).
+POINT_NAMES = ("high", "low", "right", "left", "joker", "game")
+
+BID, TRUMP, DISCARD, DEALER_DISCARD, PLAY, OVER = range(6)
+PHASE_NAMES = ("bid", "trump", "discard", "dealer_discard", "play", "over")
+
+# --- tables ---------------------------------------------------------------
+# Cards stay text (``"TS"``, ``"JK"``) inside the engine too: every table is a
+# dict keyed by card text, so actions need no conversion on the hot path.
+# Suits are indices 0..3 into ``SUITS`` ("CDHS").
+
+#: Sort key of a hand: suits C D H S, ranks 2 … A within a suit, JK last.
+ORDER: dict[str, int] = CARD_INDEX
+
+#: Card-point value for the Game point (SC-7.6): A 4, K 3, Q 2, J 1, T 10, JK 1.
+GAME_VALUE: dict[str, int] = {c: {"A": 4, "K": 3, "Q": 2, "J": 1, "T": 10}.get(c[0], 0) for c in CARDS}
+GAME_VALUE[JOKER] = 1
+
+
+def _left_suit(t: int) -> int:
+    """The other suit of the same colour: C<->S (0<->3), D<->H (1<->2)."""
+    return 3 - t
+
+
+#: Per trump suit index: the Ace, the 2, the Right Bauer, the Left Bauer.
+ACE = ["A" + s for s in SUITS]
+TWO = ["2" + s for s in SUITS]
+RIGHT = ["J" + s for s in SUITS]
+LEFT = ["J" + SUITS[_left_suit(t)] for t in range(4)]
+#: Trumps the dealer may never discard (SC-5.2).
+PROTECTED = [frozenset((ACE[t], TWO[t], RIGHT[t], LEFT[t], JOKER)) for t in range(4)]
+#: Points decided by who plays a card (SC-7.1 High, SC-7.2 Low) ...
+ON_PLAY = [{ACE[t]: 0, TWO[t]: 1} for t in range(4)]
+#: ... and by who wins the trick holding it (SC-7.3, 7.4, 7.5).
+ON_WIN = [{RIGHT[t]: 2, LEFT[t]: 3, JOKER: 4} for t in range(4)]
+
+#: EFFECTIVE[t][card]: the suit the card belongs to when t is trump (SC-4.1).
+EFFECTIVE: list[dict[str, int]] = [
+    {c: t if c == JOKER or c == LEFT[t] else SUITS.index(c[1]) for c in CARDS} for t in range(4)
+]
+
+
+def _trump_rank(t: int, c: str) -> int:
+    """SC-4.2: A 14, K 13, Q 12, Right 11, Left 10, T 9 … 2 1, JK 0."""
+    if c == JOKER:
+        return 0
+    if c == RIGHT[t]:
+        return 11
+    if c == LEFT[t]:
+        return 10
+    r = RANKS.index(c[0])
+    return r + 1 if r < 9 else r + 2  # 2..T -> 1..9; Q K A -> 12 13 14
+
+
+#: STRENGTH[t][led][card]: higher wins the trick (SC-6.2, SC-4.3); 0 for a
+#: card that neither follows the led suit nor is a trump.
+STRENGTH: list[list[dict[str, int]]] = [
+    [
+        {
+            c: 100 + _trump_rank(t, c)
+            if EFFECTIVE[t][c] == t
+            else (1 + RANKS.index(c[0]) if EFFECTIVE[t][c] == led else 0)
+            for c in CARDS
+        }
+        for led in range(4)
+    ]
+    for t in range(4)
+]
+
+#: Legal bids once the highest bid so far is ``h`` (0 = none yet).
+BID_LEGAL = [["pass"] + [str(b) for b in range(max(MIN_BID, h + 1), MAX_BID + 1)] for h in range(7)]
+SUIT_LEGAL = list(SUITS)
+NEXT = [(s + 1) % NUM_SEATS for s in range(NUM_SEATS)]
+
+
+def trick_winner(cards: Sequence[str], trump: int) -> int:
+    """Index (0 = the lead) of the card that wins a trick (SC-6.2)."""
+    strength = STRENGTH[trump][EFFECTIVE[trump][cards[0]]]
+    best, best_i = -1, 0
+    for i, c in enumerate(cards):
+        s = strength[c]
+        if s > best:
+            best, best_i = s, i
+    return best_i
+
+
+# --- options and spec -----------------------------------------------------
+
+
+def normalize_options(options: Mapping[str, Any] | None) -> dict[str, int]:
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise InvalidOptions(f"schmier options must be a mapping, not {type(options).__name__}")
+    unknown = sorted(set(options) - set(DEFAULT_OPTIONS))
+    if unknown:
+        known = ", ".join(sorted(DEFAULT_OPTIONS))
+        raise InvalidOptions(f"unknown schmier option(s) {', '.join(map(repr, unknown))} (known: {known})")
+    out = dict(DEFAULT_OPTIONS)
+    for key, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidOptions(f"schmier option {key!r} must be an integer >= 1, got {value!r}")
+        out[key] = value
+    return out
+
+
+class SchmierSpec(GameSpec):
+    name = "schmier"
+    title = "Schmier"
+    rules_version = "1"
+
+    def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        return normalize_options(options)
+
+    def num_seats(self, options: Mapping[str, Any]) -> int:
+        return NUM_SEATS
+
+    def num_teams(self, options: Mapping[str, Any]) -> int:
+        return NUM_TEAMS
+
+    def new_game(
+        self, seed: int, options: Mapping[str, Any] | None = None
+    ) -> tuple[SchmierState, list[Event]]:
+        return SchmierState.new(seed, options)
+
+
+# --- state ----------------------------------------------------------------
+
+
+class SchmierState(GameState):
+    """A running Schmier game.  Build one with ``new`` or ``from_deal``.
+
+    Public attributes (read them, do not write them): ``scores`` (per team),
+    ``dealer``, ``deal`` (number of the current deal, all-pass deals
+    included), ``played`` (deals whose bidding produced a declarer),
+    ``redeals`` (consecutive all-pass deals so far), ``hands`` (per seat,
+    sorted card text), ``bids`` (``(seat, bid)`` pairs, 0 for pass), ``high``
+    and ``declarer`` (-1 while nobody has bid), ``trump`` (suit index into
+    ``"CDHS"``, -1 before it is named), ``discards`` (per seat, face down),
+    ``discard_counts``/``draw_counts`` (per seat, ``None`` until known),
+    ``leader``/``trick`` (the trick being played), ``tricks`` (``(leader,
+    cards, winner)``), ``tricks_won``/``counts`` (per team), ``points`` (team
+    or ``None`` per point, in ``POINT_NAMES`` order).
+    """
+
+    num_seats = NUM_SEATS
+    num_teams = NUM_TEAMS
+
+    __slots__ = (
+        "options", "_max_redeals", "_max_deals", "_rng",
+        "scores", "dealer", "deal", "played", "redeals",
+        "phase", "actor", "hands", "stock",
+        "bids", "high", "declarer", "trump", "_eff", "_led",
+        "discards", "discard_counts", "draw_counts", "_turn_discards",
+        "_need_trump", "_need_other",
+        "leader", "trick", "tricks", "tricks_won", "points", "counts",
+        "_legal", "_outcome",
+    )
+
+    # -- construction --------------------------------------------------
+
+    def __init__(self, options: Mapping[str, Any] | None, rng: random.Random) -> None:
+        self.options = normalize_options(options)
+        self._max_redeals = self.options["max_redeals"]
+        self._max_deals = self.options["max_deals"]
+        self._rng = rng
+        self.scores = [0, 0, 0]
+        self.dealer = 0
+        self.deal = 0
+        self.played = 0
+        self.redeals = 0
+        self._outcome: Outcome | None = None
+        self._legal: list[str] | None = None
+
+    @classmethod
+    def new(cls, seed: int, options: Mapping[str, Any] | None = None) -> tuple[SchmierState, list[Event]]:
+        """A new game: the first dealer is uniform over the seats (RULES 0.4)."""
+        rng = random.Random(seed)
+        state = cls(options, rng)
+        state.dealer = rng.randrange(NUM_SEATS)
+        events: list[Event] = []
+        state._shuffle_and_deal(events)
+        return state, events
+
+    @classmethod
+    def from_deal(
+        cls,
+        dealer: int,
+        hands: Sequence[Sequence[str]],
+        stock: Sequence[str],
+        *,
+        scores: Sequence[int] = (0, 0, 0),
+        options: Mapping[str, Any] | None = None,
+        seed: int = 0,
+        deal: int = 1,
+        played: int = 0,
+        redeals: int = 0,
+    ) -> tuple[SchmierState, list[Event]]:
+        """A constructed position at the start of bidding (for tests and tools).
+
+        ``hands[s]`` are seat ``s``'s six cards, ``stock`` the 17 others, top
+        card first; ``deal`` numbers this deal, ``played`` and ``redeals`` are
+        the guard counters so far (RULES 0.7).  Later deals are shuffled by
+        ``random.Random(seed)``.
+        """
+        if not 0 <= dealer < NUM_SEATS:
+            raise ValueError(f"dealer must be a seat 0..5, got {dealer}")
+        if len(hands) != NUM_SEATS or any(len(h) != HAND_SIZE for h in hands):
+            raise ValueError("from_deal needs six hands of six cards")
+        if len(stock) != STOCK_SIZE:
+            raise ValueError(f"from_deal needs a stock of {STOCK_SIZE} cards, got {len(stock)}")
+        cards = [c for h in hands for c in h] + list(stock)
+        unknown = [c for c in cards if c not in CARD_INDEX]
+        if unknown or len(set(cards)) != DECK_SIZE:
+            raise ValueError(f"hands + stock must be the 53 distinct cards (bad: {unknown})")
+        state = cls(options, random.Random(seed))
+        state.scores = [int(x) for x in scores]
+        state.dealer = dealer
+        state.deal = deal - 1
+        state.played = played
+        state.redeals = redeals
+        events: list[Event] = []
+        state._start_deal(
+            [sorted(h, key=ORDER.__getitem__) for h in hands],
+            list(reversed(stock)),
+            events,
+        )
+        return state, events
+
+    def _shuffle_and_deal(self, events: list[Event]) -> None:
+        deck = list(CARDS)
+        self._rng.shuffle(deck)
+        # RULES 0.5: one card at a time from the dealer's left, clockwise, so
+        # the seat ``k`` places left of the dealer gets deck[k-1], deck[k+5], ...
+        first = (self.dealer + 1) % NUM_SEATS
+        hands: list[list[str]] = [[], [], [], [], [], []]
+        key = ORDER.__getitem__
+        for k in range(NUM_SEATS):
+            hands[(first + k) % NUM_SEATS] = sorted(deck[k : NUM_SEATS * HAND_SIZE : NUM_SEATS], key=key)
+        # The stock is kept top card LAST so that drawing is list.pop().
+        stock = deck[NUM_SEATS * HAND_SIZE :]
+        stock.reverse()
+        self._start_deal(hands, stock, events)
+
+    def _start_deal(self, hands: list[list[str]], stock: list[str], events: list[Event]) -> None:
+        self.deal += 1
+        self.hands = hands
+        self.stock = stock
+        self.phase = BID
+        self.actor = (self.dealer + 1) % NUM_SEATS
+        self.bids: list[tuple[int, int]] = []
+        self.high = 0
+        self.declarer = -1
+        self.trump = -1
+        self._eff: dict[str, int] = {}
+        self._led = -1
+        self.discards: list[list[str]] = [[], [], [], [], [], []]
+        self.discard_counts: list[int | None] = [None] * NUM_SEATS
+        self.draw_counts: list[int | None] = [None] * NUM_SEATS
+        self._turn_discards = 0
+        self._need_trump = 0
+        self._need_other = 0
+        self.leader = -1
+        self.trick: list[str] = []
+        self.tricks: list[tuple[int, tuple[str, ...], int]] = []
+        self.tricks_won = [0, 0, 0]
+        self.points: list[int | None] = [None] * 6
+        self.counts = [0, 0, 0]
+        self._legal = None
+        events.append(
+            Event({"type": "deal", "deal": self.deal, "dealer": self.dealer, "scores": self.scores[:]})
+        )
+        for s in range(NUM_SEATS):
+            events.append(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)))
+
+    def clone(self) -> SchmierState:
+        new = object.__new__(SchmierState)
+        for name in self.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.options = dict(self.options)
+        new._rng = random.Random()
+        new._rng.setstate(self._rng.getstate())
+        new.scores = self.scores[:]
+        new.hands = [h[:] for h in self.hands]
+        new.stock = self.stock[:]
+        new.bids = self.bids[:]
+        new.discards = [d[:] for d in self.discards]
+        new.discard_counts = self.discard_counts[:]
+        new.draw_counts = self.draw_counts[:]
+        new.trick = self.trick[:]
+        new.tricks = self.tricks[:]
+        new.tricks_won = self.tricks_won[:]
+        new.points = self.points[:]
+        new.counts = self.counts[:]
+        new._legal = None
+        return new
+
+    # -- queries -------------------------------------------------------
+
+    def team_of(self, seat: int) -> int:
+        return seat % NUM_TEAMS
+
+    def to_act(self) -> int | None:
+        return None if self.phase == OVER else self.actor
+
+    def decision(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    def is_trump(self, card: str) -> bool:
+        """Whether ``card`` is a trump in this deal (False before trump is named)."""
+        return self.trump >= 0 and EFFECTIVE[self.trump][card] == self.trump
+
+    def legal_actions(self) -> list[str]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal[:]
+
+    def _compute_legal(self) -> list[str]:
+        phase = self.phase
+        if phase == PLAY:
+            hand = self.hands[self.actor]
+            if self.trick:
+                eff = self._eff
+                led = self._led
+                follow = [c for c in hand if eff[c] == led]  # SC-6.1
+                if follow:
+                    return follow
+            return hand
+        if phase == BID:
+            return BID_LEGAL[self.high]
+        if phase == DISCARD:
+            # SC-5.1: non-trumps only; the turn ends by itself at 3 discards.
+            eff, t = self._eff, self.trump
+            legal = [c for c in self.hands[self.actor] if eff[c] != t]
+            legal.append("done")
+            return legal
+        if phase == DEALER_DISCARD:
+            # SC-5.2: what is left to discard keeps the rule satisfiable.
+            eff, t = self._eff, self.trump
+            protected = PROTECTED[t]
+            need_trump = self._need_trump > 0
+            need_other = self._need_other > 0
+            return [
+                c
+                for c in self.hands[self.actor]
+                if (need_other if eff[c] != t else (need_trump and c not in protected))
+            ]
+        if phase == TRUMP:
+            return SUIT_LEGAL
+        return []
+
+    # -- apply ---------------------------------------------------------
+
+    def apply(self, action: str) -> list[Event]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        if action not in legal:
+            self._reject(action)
+        self._legal = None
+        phase = self.phase
+        if phase == PLAY:
+            return self._play(action)
+        if phase == DISCARD:
+            return self._discard(action)
+        if phase == DEALER_DISCARD:
+            return self._dealer_discard(action)
+        if phase == BID:
+            return self._bid(action)
+        return self._name_trump(action)
+
+    def _reject(self, action: object) -> None:
+        parse_action(action)  # raises InvalidAction for text that is no action
+        if self.phase == OVER:
+            raise IllegalAction(f"the game is over; {action!r} is not legal")
+        raise IllegalAction(
+            f"{action!r} is not legal for seat {self.actor}'s {PHASE_NAMES[self.phase]} decision"
+            f" (legal: {', '.join(self._legal or [])})"
+        )
+
+    def _bid(self, action: str) -> list[Event]:
+        seat = self.actor
+        value = 0 if action == "pass" else int(action)
+        self.bids.append((seat, value))
+        events = [Event({"type": "bid", "seat": seat, "bid": action})]
+        if value:
+            self.high = value
+            self.declarer = seat
+        if value == MAX_BID or len(self.bids) == NUM_SEATS:  # SC-3
+            self._end_bidding(events)
+        else:
+            self.actor = NEXT[seat]
+        return events
+
+    def _end_bidding(self, events: list[Event]) -> None:
+        if self.declarer < 0:
+            # SC-3.1: the same dealer deals again; RULES 0.7 guard.
+            self.redeals += 1
+            events.append(
+                Event({"type": "redeal", "deal": self.deal, "dealer": self.dealer, "redeals": self.redeals})
+            )
+            if self.redeals >= self._max_redeals:
+                self._finish(
+                    Outcome("aborted", (), tuple(self.scores), "max_redeals", {"redeals": self.redeals}),
+                    events,
+                )
+            else:
+                self._shuffle_and_deal(events)
+            return
+        self.redeals = 0
+        self.played += 1
+        events.append(Event({"type": "contract", "declarer": self.declarer, "bid": self.high}))
+        self.phase = TRUMP
+        self.actor = self.declarer
+
+    def _name_trump(self, action: str) -> list[Event]:
+        self.trump = t = SUITS.index(action)
+        self._eff = EFFECTIVE[t]
+        events = [Event({"type": "trump", "seat": self.actor, "trump": action})]
+        self.phase = DISCARD
+        self.actor = (self.dealer + 1) % NUM_SEATS
+        self._turn_discards = 0
+        return events
+
+    def _discard(self, action: str) -> list[Event]:
+        seat = self.actor
+        if action == "done":
+            events: list[Event] = []
+        else:
+            self.hands[seat].remove(action)
+            self.discards[seat].append(action)
+            self._turn_discards += 1
+            events = [Event({"type": "discard", "seat": seat, "card": action}, (seat,))]
+            if self._turn_discards < MAX_DISCARDS:
+                return events
+        # SC-5.1: the dealer gives as many cards from the top of the stock.
+        n = self._turn_discards
+        self._turn_discards = 0
+        self.discard_counts[seat] = self.draw_counts[seat] = n
+        events.append(Event({"type": "draw", "seat": seat, "count": n}))
+        stock = self.stock
+        if n:
+            drawn = stock[-1 : -n - 1 : -1]
+            del stock[-n:]
+            hand = self.hands[seat]
+            hand.extend(drawn)
+            hand.sort(key=ORDER.__getitem__)
+            events.append(Event({"type": "drawn", "seat": seat, "cards": drawn}, (seat,)))
+        nxt = NEXT[seat]
+        if nxt != self.dealer:
+            self.actor = nxt
+            return events
+        # SC-5.2: the dealer takes the rest of the stock ...
+        drawn = stock[::-1]
+        stock.clear()
+        hand = self.hands[nxt]
+        hand.extend(drawn)
+        hand.sort(key=ORDER.__getitem__)
+        self.draw_counts[nxt] = len(drawn)
+        events.append(Event({"type": "draw", "seat": nxt, "count": len(drawn)}))
+        events.append(Event({"type": "drawn", "seat": nxt, "cards": drawn}, (nxt,)))
+        # ... and must discard exactly max(0, T - 6) trumps, the rest non-trumps.
+        eff, t = self._eff, self.trump
+        n_trumps = sum(1 for c in hand if eff[c] == t)
+        self._need_trump = max(0, n_trumps - HAND_SIZE)
+        self._need_other = len(hand) - HAND_SIZE - self._need_trump
+        self.phase = DEALER_DISCARD
+        self.actor = nxt
+        return events
+
+    def _dealer_discard(self, action: str) -> list[Event]:
+        d = self.actor
+        hand = self.hands[d]
+        hand.remove(action)
+        self.discards[d].append(action)
+        if self._eff[action] == self.trump:
+            self._need_trump -= 1
+        else:
+            self._need_other -= 1
+        events = [Event({"type": "discard", "seat": d, "card": action}, (d,))]
+        if len(hand) == HAND_SIZE:
+            self.discard_counts[d] = len(self.discards[d])
+            self.phase = PLAY
+            self.leader = self.actor = self.declarer  # SC-6: the declarer leads
+        return events
+
+    def _play(self, action: str) -> list[Event]:
+        seat = self.actor
+        self.hands[seat].remove(action)
+        trick = self.trick
+        trick.append(action)
+        events = [Event({"type": "play", "seat": seat, "card": action})]
+        point = ON_PLAY[self.trump].get(action)
+        if point is not None:
+            self.points[point] = seat % NUM_TEAMS  # SC-7.1 High, SC-7.2 Low
+        if len(trick) < NUM_SEATS:
+            if len(trick) == 1:
+                self._led = self._eff[action]
+            self.actor = NEXT[seat]
+            return events
+        t = self.trump
+        leader = self.leader
+        winner = (leader + trick_winner(trick, t)) % NUM_SEATS
+        team = winner % NUM_TEAMS
+        self.tricks_won[team] += 1
+        self.counts[team] += sum([GAME_VALUE[c] for c in trick])
+        on_win = ON_WIN[t]
+        for c in trick:
+            point = on_win.get(c)
+            if point is not None:
+                self.points[point] = team  # SC-7.3 Right, 7.4 Left, 7.5 Joker
+        self.tricks.append((leader, tuple(trick), winner))
+        events.append(
+            Event(
+                {
+                    "type": "trick",
+                    "n": len(self.tricks),
+                    "leader": leader,
+                    "cards": trick,
+                    "winner": winner,
+                    "team": team,
+                }
+            )
+        )
+        self.trick = []
+        if len(self.tricks) < HAND_SIZE:
+            self.leader = self.actor = winner
+            return events
+        self._score_deal(events)
+        return events
+
+    def _score_deal(self, events: list[Event]) -> None:
+        counts = self.counts
+        points = self.points
+        top = max(counts)
+        leaders = [tm for tm in range(NUM_TEAMS) if counts[tm] == top]
+        points[5] = leaders[0] if len(leaders) == 1 else None  # SC-7.6 (tie: nobody)
+        won = [0, 0, 0]
+        for tm in points:
+            if tm is not None:
+                won[tm] += 1
+        dteam = self.declarer % NUM_TEAMS
+        made = won[dteam] >= self.high
+        delta = won[:]
+        if not made:
+            delta[dteam] = -self.high  # SC-8
+        scores = self.scores
+        for tm in range(NUM_TEAMS):
+            scores[tm] += delta[tm]
+        events.append(
+            Event(
+                {
+                    "type": "deal_score",
+                    "deal": self.deal,
+                    "declarer": self.declarer,
+                    "bid": self.high,
+                    "trump": SUITS[self.trump],
+                    "points": dict(zip(POINT_NAMES, points)),
+                    "counts": counts[:],
+                    "won": won,
+                    "made": made,
+                    "delta": delta,
+                    "scores": scores[:],
+                }
+            )
+        )
+        outcome = self._end_check(dteam)
+        if outcome is not None:
+            self._finish(outcome, events)
+        else:
+            self.dealer = NEXT[self.dealer]  # RULES 0.4
+            self._shuffle_and_deal(events)
+
+    def _end_check(self, dteam: int) -> Outcome | None:
+        scores = self.scores
+        top = max(scores)
+        tied = [tm for tm in range(NUM_TEAMS) if scores[tm] == top]
+        final = tuple(scores)
+        if top >= TARGET:  # SC-9
+            if len(tied) == 1:
+                return Outcome("win", (tied[0],), final, "target_reached")
+            if dteam in tied:
+                return Outcome("win", (dteam,), final, "target_reached", {"tied": tied, "tie_break": "declarer"})
+            return Outcome("draw", (), final, "target_reached", {"tied": tied})
+        if self.played >= self._max_deals:  # RULES 0.7
+            if len(tied) == 1:
+                return Outcome("win", (tied[0],), final, "max_deals")
+            return Outcome("draw", (), final, "max_deals", {"tied": tied})
+        return None
+
+    def _finish(self, outcome: Outcome, events: list[Event]) -> None:
+        self._outcome = outcome
+        self.phase = OVER
+        self.actor = -1
+        events.append(Event({"type": "game_end", **outcome.to_json()}))
+
+    # -- observation ---------------------------------------------------
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` may know (RULES 0.6), as JSON-able data."""
+        t = self.trump
+        known = self.declarer >= 0 and self.phase != BID
+        return {
+            "seat": seat,
+            "team": seat % NUM_TEAMS,
+            "phase": PHASE_NAMES[self.phase],
+            "to_act": self.to_act(),
+            "deal": self.deal,
+            "played_deals": self.played,
+            "redeals": self.redeals,
+            "dealer": self.dealer,
+            "hand": self.hands[seat][:],
+            "bids": [{"seat": s, "bid": "pass" if v == 0 else str(v)} for s, v in self.bids],
+            "declarer": self.declarer if known else None,
+            "bid": self.high if known else None,
+            "trump": SUITS[t] if t >= 0 else None,
+            "discard_counts": self.discard_counts[:],
+            "draw_counts": self.draw_counts[:],
+            "my_discards": self.discards[seat][:],
+            "trick": {"leader": self.leader, "cards": self.trick[:]} if self.phase == PLAY else None,
+            "tricks": [
+                {"leader": lead, "cards": list(cards), "winner": w} for lead, cards, w in self.tricks
+            ],
+            "tricks_won": self.tricks_won[:],
+            "points": dict(zip(POINT_NAMES, self.points)),
+            "counts": self.counts[:],
+            "scores": self.scores[:],
+            "target": TARGET,
+        }
+
+
+SPEC = SchmierSpec()
