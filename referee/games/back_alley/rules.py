@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
-
 from ..base import (
     JSON,
     Event,
@@ -524,7 +522,7 @@ class BackAlleySpec(GameSpec):
 
 SPEC = BackAlleySpec()
 
-__all__: list[Any] = [
+__all__ = [
     "SPEC", "BackAlleySpec", "BackAlleyState", "NUM_DEALS", "contract_text", "deal_score",
     "hand_size",
 ]
