@@ -126,7 +126,7 @@ def test_render_copes_with_a_truncated_record(game):
                and entries[i - 4]["event"]["type"] != "play")
     lines = RENDERER.render(entries[:cut + 1])
     assert lines[-1].strip().startswith("unfinished trick:")
-    assert len(lines[-1].split()) == 4
+    assert len(lines[-1].split()) == 7  # "unfinished trick: seat N leads C1 C2"
 
 
 def test_render_copes_with_odd_entries():

@@ -108,7 +108,8 @@ class BackAlleyRenderer(Renderer):
                 lines.append(f"  hand {ev.get('seat', '?')}: {' '.join(ev.get('cards') or [])}")
             elif kind == "joker_discard":
                 lines.append(
-                    f"  seat {ev.get('seat', '?')} discards {ev.get('card', '?')} face up and draws"
+                    f"  seat {ev.get('seat', '?')} discards {ev.get('card', '?')} face up "
+                    "and draws from the stock"
                 )
             elif kind == "draw":
                 lines.append(f"  seat {ev.get('seat', '?')} draws {ev.get('card', '?')}")
@@ -128,6 +129,8 @@ class BackAlleyRenderer(Renderer):
                 )
                 lines.append(f"  contracts: {text}; seat {ev.get('leader', '?')} leads")
             elif kind == "play":
+                if not plays:
+                    plays.append(f"seat {ev.get('seat', '?')} leads")
                 plays.append(str(ev.get("card", "?")))
             elif kind == "trick":
                 plays.clear()
