@@ -30,6 +30,19 @@ class FaultReason(str, enum.Enum):
     CPU_LIMIT = "cpu_limit"  # killed for exceeding its CPU-time cap
 
 
+_INTERPRETERS = {"python", "python3", "node", "nodejs", "ruby", "perl", "java", "bash", "sh", "pypy3", "uv", "deno"}
+
+
+def default_bot_name(argv: tuple[str, ...]) -> str:
+    """A readable name for a command: the script it runs, else the program."""
+    prog = Path(argv[0]).name
+    if prog.split(".")[0] in _INTERPRETERS or prog.startswith("python"):
+        for arg in argv[1:]:
+            if not arg.startswith("-"):
+                return Path(arg).stem or prog
+    return Path(argv[0]).stem or prog
+
+
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """How to start one bot process."""
@@ -43,7 +56,7 @@ class BotSpec:
         argv = tuple(shlex.split(text))
         if not argv:
             raise ValueError("empty bot command")
-        return cls(name=name or Path(argv[-1]).stem, command=argv, cwd=cwd)
+        return cls(name=name or default_bot_name(argv), command=argv, cwd=cwd)
 
     def to_json(self) -> dict:
         return {"name": self.name, "command": list(self.command), "cwd": self.cwd}

@@ -1,0 +1,111 @@
+"""`referee play GAME --bot CMD ...`: one game between bots."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Annotated, Optional
+
+import trio
+import typer
+
+from referee.cli.common import (
+    bot_specs_for_seats, make_console, normalize_options, parse_option_pairs, resolve_game, score_table,
+)
+from referee.cli.errors import UserError
+from referee.games import Outcome
+from referee.match.runner import run_match
+from referee.match.types import Limits, MatchResult
+
+
+def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str]) -> str:
+    def team_label(t: int) -> str:
+        seats = teams[t]
+        who = sorted({names[s] for s in seats})
+        return f"team {t} (seats {', '.join(map(str, seats))}: {', '.join(who)})"
+
+    scores = ", ".join(f"team {t}: {s}" for t, s in enumerate(outcome.scores))
+    if outcome.status == "win":
+        won = " and ".join(team_label(t) for t in outcome.winners)
+        return f"{won} {'wins' if len(outcome.winners) == 1 else 'win'} — {scores}"
+    if outcome.status == "draw":
+        return f"draw — {scores}"
+    if outcome.status == "aborted":
+        return f"aborted ({outcome.reason}) — no winner"
+    seat = outcome.detail.get("seat")
+    won = " and ".join(team_label(t) for t in outcome.winners)
+    return (f"forfeit: seat {seat} ({names[seat] if seat is not None else '?'}) — {outcome.reason}: "
+            f"{outcome.detail.get('message', '')}; {won} {'wins' if len(outcome.winners) == 1 else 'win'}")
+
+
+def print_result(result: MatchResult, quiet: bool) -> None:
+    console = make_console()
+    spec_teams: dict[int, list[int]] = {}
+    for s, _bot in enumerate(result.seats):
+        spec_teams.setdefault(s % len(result.outcome.scores), []).append(s)
+    teams = [spec_teams[t] for t in sorted(spec_teams)]
+    names = [b.name for b in result.seats]
+    if not quiet:
+        table = score_table(result.game, result.entries, title=f"{result.game}, seed {result.seed}")
+        if table is not None:
+            console.print(table)
+    console.print(f"Result: {describe_outcome(result.outcome, teams, names)}")
+    if result.fault is not None and result.fault.stderr_tail and not quiet:
+        console.print(f"Last stderr lines of seat {result.fault.seat}:")
+        for line in result.fault.stderr_tail[-10:]:
+            console.print(f"  | {line}", markup=False)
+    if result.record_path is not None and not quiet:
+        console.print(f"Record: {result.record_path}  (view: referee replay {result.record_path})")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def play(
+        game: Annotated[str, typer.Argument(help="back-alley, schmier or pegs-and-jokers")],
+        bot: Annotated[list[str], typer.Option(
+            "--bot", "-b", help="Bot command, once per team (each seat of the team runs its own "
+            "process) or once per seat, in seat/team order. Quote commands with arguments.")],
+        seed: Annotated[Optional[int], typer.Option(help="Game seed (default: random, printed).")] = None,
+        record: Annotated[Optional[Path], typer.Option(
+            help="Where to write the match record (default records/GAME-seedN.jsonl).")] = None,
+        players: Annotated[Optional[int], typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
+        option: Annotated[list[str], typer.Option(
+            "--option", "-o", help="Game option KEY=VALUE, e.g. max_redeals=5.")] = [],
+        name: Annotated[list[str], typer.Option("--name", help="Display name per --bot, in order.")] = [],
+        decision_ms: Annotated[int, typer.Option(help="Time limit per decision, in ms.")] = 1000,
+        handshake_ms: Annotated[int, typer.Option(help="Time limit for a bot's ready, in ms.")] = 10000,
+        time_bank_ms: Annotated[int, typer.Option(help="Extra time per bot per game, in ms.")] = 0,
+        stderr_dir: Annotated[Optional[Path], typer.Option(
+            help="Folder for each bot's stderr (default: next to the record).")] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
+    ) -> None:
+        """Play one game between bots and print the score table and the result."""
+        spec = resolve_game(game)
+        opts = parse_option_pairs(option)
+        if players is not None:
+            opts["players"] = players
+        opts = normalize_options(spec, opts)
+        if decision_ms <= 0 or handshake_ms <= 0 or time_bank_ms < 0:
+            raise UserError("time limits must be positive")
+        bots = bot_specs_for_seats(spec, opts, bot, name)
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        record_path = record or Path("records") / f"{spec.name}-seed{seed}.jsonl"
+        if record_path.is_dir():
+            raise UserError(f"--record {record_path}: is a directory")
+        try:
+            record_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(record_path, "ab"):
+                pass
+        except OSError as exc:
+            raise UserError(f"cannot write record {record_path}: {exc.strerror}") from None
+        err_dir = stderr_dir or record_path.with_name(record_path.name.removesuffix(".jsonl") + ".stderr")
+        try:
+            err_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create stderr folder {err_dir}: {exc.strerror}") from None
+        limits = Limits(handshake_s=handshake_ms / 1000, decision_s=decision_ms / 1000,
+                        time_bank_s=time_bank_ms / 1000)
+        result = trio.run(lambda: run_match(spec.name, opts, bots, seed=seed, record_path=record_path,
+                                            limits=limits, stderr_dir=err_dir))
+        print_result(result, quiet)

@@ -1,0 +1,34 @@
+"""structlog configured for diagnostics on stderr (or a file) — never stdout.
+
+stdout belongs to the user's pipes and bots' stdin/stdout to the protocol;
+the match record is data and is written separately.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import TextIO
+
+import structlog
+
+_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+
+
+def configure_logging(level: str = "warning", stream: TextIO | None = None) -> None:
+    """Send structlog output to ``stream`` (default stderr) at ``level``."""
+    stream = stream or sys.stderr
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"], sort_keys=True),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level, logging.WARNING)),
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        cache_logger_on_first_use=False,
+    )
+
+
+# Safe default as soon as the package is imported: stderr, warnings only.
+configure_logging()

@@ -1,0 +1,263 @@
+"""One bot subprocess, driven with Trio.
+
+Only the functions that wait are async.  Every failure of the process is
+raised as ``BotFault`` with a ``FaultReason``; the match runner is the one
+place that turns those into results.
+
+Processes start in their own session (and so their own process group) with
+resource limits applied before ``exec``; ``aclose`` shuts the whole group
+down on a bounded, shielded schedule: close stdin → grace → SIGTERM → SIGKILL.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import resource
+import signal
+import subprocess
+from pathlib import Path
+
+import trio
+
+from protocol.framing import TOO_LONG, LineBuffer
+from referee.match.types import BotSpec, FaultReason, Limits
+
+STDERR_TAIL_LINES = 20
+_READ_CHUNK = 65536
+
+
+class BotFault(Exception):
+    """The bot process misbehaved: its fault, not ours."""
+
+    def __init__(self, reason: FaultReason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+def _limits_preexec(limits: Limits):
+    """Resource limits applied in the child between fork and exec."""
+    caps: list[tuple[int, int]] = []
+    if limits.memory_mb:
+        caps.append((resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024))
+    if limits.cpu_s:
+        caps.append((resource.RLIMIT_CPU, int(limits.cpu_s)))
+    if limits.max_processes:
+        caps.append((resource.RLIMIT_NPROC, int(limits.max_processes)))
+    if limits.max_open_files:
+        caps.append((resource.RLIMIT_NOFILE, int(limits.max_open_files)))
+    caps.append((resource.RLIMIT_CORE, 0))
+
+    def preexec() -> None:  # runs in the child: keep it tiny, no allocation-heavy work
+        for which, value in caps:
+            try:
+                soft, hard = resource.getrlimit(which)
+                if hard != resource.RLIM_INFINITY and value > hard:
+                    value = hard
+                resource.setrlimit(which, (value, value if hard == resource.RLIM_INFINITY else hard))
+            except (ValueError, OSError):
+                pass
+
+    return preexec
+
+
+def describe_exit(returncode: int | None) -> str:
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"killed by {name}"
+    return f"exited with code {returncode}"
+
+
+class BotProcess:
+    """A running bot: write lines to its stdin, read lines from its stdout."""
+
+    def __init__(self, seat: int, spec: BotSpec, limits: Limits, stderr_path: Path | None) -> None:
+        self.seat = seat
+        self.spec = spec
+        self.limits = limits
+        self.stderr_path = stderr_path
+        self.process: trio.Process | None = None
+        self.wants_events = True
+        self.name = spec.name
+        self._lines: collections.deque[bytes | object] = collections.deque()
+        self._framer = LineBuffer(limits.max_line_bytes)
+        self._stdout_eof = False
+        self._stderr_tail: collections.deque[bytes] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._stderr_partial = b""
+        self._stderr_kept = 0
+        self._stderr_dropped = 0
+        self._stderr_done = trio.Event()
+        self.pid: int | None = None
+
+    # -- start ---------------------------------------------------------------
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Start the process; the stderr pump runs in ``nursery``."""
+        try:
+            self.process = await trio.lowlevel.open_process(
+                list(self.spec.command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.spec.cwd,
+                start_new_session=True,
+                preexec_fn=_limits_preexec(self.limits),
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            self._stderr_done.set()
+            raise BotFault(FaultReason.SPAWN_FAILED, f"cannot start {self.spec.command[0]!r}: {exc}") from None
+        self.pid = self.process.pid
+        nursery.start_soon(self._pump_stderr)
+
+    async def _pump_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        sink = None
+        try:
+            if self.stderr_path is not None:
+                sink = open(self.stderr_path, "wb")
+            while True:
+                try:
+                    data = await self.process.stderr.receive_some(_READ_CHUNK)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    break
+                if not data:
+                    break
+                self._remember_stderr(data)
+                room = self.limits.stderr_keep_bytes - self._stderr_kept
+                if room > 0 and sink is not None:
+                    piece = data[:room]
+                    sink.write(piece)
+                    sink.flush()
+                    self._stderr_kept += len(piece)
+                    self._stderr_dropped += len(data) - len(piece)
+                else:
+                    self._stderr_dropped += len(data)
+        finally:
+            if sink is not None:
+                if self._stderr_dropped:
+                    sink.write(f"\n[referee: {self._stderr_dropped} more bytes of stderr dropped]\n".encode())
+                sink.close()
+            self._stderr_done.set()
+
+    def _remember_stderr(self, data: bytes) -> None:
+        text = self._stderr_partial + data
+        parts = text.split(b"\n")
+        self._stderr_partial = parts.pop()[-400:]
+        for part in parts[-STDERR_TAIL_LINES:]:
+            self._stderr_tail.append(part[-400:])
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        lines = list(self._stderr_tail)
+        if self._stderr_partial:
+            lines.append(self._stderr_partial)
+        return tuple(line.decode("utf-8", "replace") for line in lines[-STDERR_TAIL_LINES:])
+
+    async def wait_stderr_drained(self, timeout: float = 0.3) -> None:
+        with trio.move_on_after(timeout):
+            await self._stderr_done.wait()
+
+    # -- I/O -----------------------------------------------------------------
+
+    async def send(self, data: bytes, timeout: float) -> None:
+        """Write bytes to the bot's stdin, or raise ``BotFault``."""
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            with trio.fail_after(timeout):
+                await self.process.stdin.send_all(data)
+        except trio.TooSlowError:
+            raise BotFault(FaultReason.NOT_READING, f"stdin stayed full for {timeout:g}s") from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise await self._ended_fault() from None
+
+    def has_unread_line(self) -> bool:
+        return bool(self._lines)
+
+    async def receive_line(self) -> bytes:
+        """The next complete line from stdout.  Cancel from outside for a deadline."""
+        assert self.process is not None and self.process.stdout is not None
+        while not self._lines:
+            if self._stdout_eof:
+                raise await self._ended_fault()
+            try:
+                data = await self.process.stdout.receive_some(_READ_CHUNK)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                data = b""
+            if not data:
+                self._stdout_eof = True
+                continue
+            self._lines.extend(self._framer.feed(data))
+        line = self._lines.popleft()
+        if line is TOO_LONG:
+            raise BotFault(
+                FaultReason.LINE_TOO_LONG, f"a line longer than {self.limits.max_line_bytes} bytes"
+            )
+        return line  # type: ignore[return-value]
+
+    async def _ended_fault(self) -> BotFault:
+        """Stdout or stdin broke: decide between an exit and a closed stdout."""
+        assert self.process is not None
+        with trio.move_on_after(0.25):
+            await self.process.wait()
+        code = self.process.returncode
+        if code is not None:
+            await self.wait_stderr_drained(0.2)
+        if code is None:
+            return BotFault(FaultReason.CLOSED_STDOUT, "closed its stdout but kept running")
+        return self._exit_fault(code)
+
+    def _exit_fault(self, code: int) -> BotFault:
+        if code == -signal.SIGXCPU or (code == -signal.SIGKILL and self._hit_cpu_cap()):
+            return BotFault(FaultReason.CPU_LIMIT, f"{describe_exit(code)} (CPU-time cap {self.limits.cpu_s}s)")
+        tail = " ".join(self.stderr_tail()[-3:])
+        if self.limits.memory_mb and ("MemoryError" in tail or "bad_alloc" in tail or "out of memory" in tail.lower()):
+            return BotFault(FaultReason.MEMORY_LIMIT, f"{describe_exit(code)} (memory cap {self.limits.memory_mb} MB)")
+        return BotFault(FaultReason.EXITED, describe_exit(code))
+
+    def _hit_cpu_cap(self) -> bool:
+        return False  # the kernel sends SIGXCPU first at the soft limit; SIGKILL alone is not ours to name
+
+    # -- stop ----------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Shut down the bot and everything in its process group, boundedly."""
+        proc = self.process
+        if proc is None:
+            return
+        with trio.CancelScope(shield=True):
+            try:
+                if proc.stdin is not None:
+                    with trio.move_on_after(0.05):
+                        await proc.stdin.aclose()
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                pass
+            with trio.move_on_after(self.limits.grace_s):
+                await proc.wait()
+            if proc.returncode is None:
+                self._signal_group(signal.SIGTERM)
+                with trio.move_on_after(self.limits.term_s):
+                    await proc.wait()
+            # Always sweep the group: children the bot started may outlive it.
+            self._signal_group(signal.SIGKILL)
+            if proc.returncode is None:
+                with trio.move_on_after(5):
+                    await proc.wait()
+            for stream in (proc.stdout,):
+                if stream is not None:
+                    try:
+                        await stream.aclose()
+                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                        pass
+
+    def _signal_group(self, sig: int) -> None:
+        if self.pid is None:
+            return
+        try:
+            os.killpg(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass

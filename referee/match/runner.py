@@ -1,0 +1,341 @@
+"""Play one game between bot processes: the one place faults become results.
+
+The runner moves values between a pure engine and the bots' pipes.  Per
+decision it asks the engine who acts, what is legal and what that seat sees,
+sends one request line, reads one reply line under the time limit, checks it
+and applies it, then forwards the resulting events to the seats that may see
+them and appends them to the record.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import structlog
+import trio
+from pydantic_core import to_json
+
+from protocol import GameOverMsg, HelloMsg
+from protocol.codec import Violation, decode_bot_line, encode, encode_request
+from protocol.messages import ActionMsg, ReadyMsg, TimeLimits
+from referee.games import Event, Outcome, get_game
+from referee.match.bot import BotFault, BotProcess
+from referee.match.record import RECORD_FORMAT, RecordWriter, event_entry_bytes
+from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult
+
+log = structlog.get_logger("referee.match")
+
+_VIOLATION_REASONS = {
+    "invalid_utf8": FaultReason.INVALID_UTF8,
+    "invalid_json": FaultReason.INVALID_JSON,
+    "wrong_message": FaultReason.WRONG_MESSAGE,
+}
+
+
+class RefereeError(Exception):
+    """Our own bug or an unusable setting: never a bot's fault."""
+
+
+def result_for_team(outcome: Outcome, team: int) -> str:
+    if outcome.status == "aborted":
+        return "aborted"
+    if outcome.status == "draw":
+        return "draw"
+    return "win" if team in outcome.winners else "loss"
+
+
+class _Match:
+    def __init__(self, game: str, options: dict, bots: Sequence[BotSpec], seed: int,
+                 record_path: Path | None, limits: Limits, stderr_dir: Path | None) -> None:
+        self.spec = get_game(game)
+        self.options = self.spec.normalize_options(options or {})
+        self.num_seats = self.spec.num_seats(self.options)
+        self.num_teams = self.spec.num_teams(self.options)
+        if len(bots) != self.num_seats:
+            raise RefereeError(f"{self.spec.name} needs {self.num_seats} bots (one per seat), got {len(bots)}")
+        self.bots = list(bots)
+        self.seed = seed
+        self.limits = limits
+        self.record_path = Path(record_path) if record_path is not None else None
+        self.stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
+        self.writer: RecordWriter | None = None
+        self.entries: list[dict[str, Any]] = []  # public entries kept for the score table
+        self.decisions = 0
+        self.bank = [limits.time_bank_s] * self.num_seats
+        self.log = log.bind(game=self.spec.name, seed=seed)
+
+    # -- record --------------------------------------------------------------
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "record": "header",
+            "format": RECORD_FORMAT,
+            "game": self.spec.name,
+            "rules_version": self.spec.rules_version,
+            "options": self.options,
+            "seed": self.seed,
+            "seats": [
+                {"seat": s, "team": self.spec.team_of(s, self.options), **b.to_json()}
+                for s, b in enumerate(self.bots)
+            ],
+            "limits": self.limits.to_json(),
+            "started_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        }
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        if self.writer is not None:
+            self.writer.write(entry)
+
+    # -- events --------------------------------------------------------------
+
+    def _route_events(self, events: list[Event], outbox: list[list[bytes]]) -> None:
+        """Encode each event once; queue it for the seats that may see it and record it."""
+        for ev in events:
+            ev_json = to_json(ev.data)
+            if self.writer is not None:
+                self.writer.write_raw(event_entry_bytes(ev_json, ev.to))
+            if ev.to is None:
+                self.entries.append({"record": "event", "event": ev.data, "to": None})
+            line = b'{"type":"event","event":' + ev_json + b"}\n"
+            seats = range(self.num_seats) if ev.to is None else ev.to
+            for s in seats:
+                outbox[s].append(line)
+
+    # -- the game --------------------------------------------------------------
+
+    async def run(self) -> MatchResult:
+        started = time.perf_counter()
+        if self.record_path is not None:
+            self.record_path.parent.mkdir(parents=True, exist_ok=True)
+            self.writer = RecordWriter(self.record_path)
+        if self.stderr_dir is not None:
+            self.stderr_dir.mkdir(parents=True, exist_ok=True)
+        self._write(self.header())
+        state, events = self.spec.new_game(self.seed, self.options)
+        procs = [
+            BotProcess(s, b, self.limits, self._stderr_path(s, b)) for s, b in enumerate(self.bots)
+        ]
+        fault: tuple[int, BotFault] | None = None
+        outcome: Outcome | None = None
+        try:
+            async with trio.open_nursery() as nursery:
+                try:
+                    fault = await self._handshake(procs, nursery)
+                    if fault is None:
+                        fault, state = await self._play(procs, state, events)
+                    if fault is None:
+                        outcome = state.outcome()
+                        assert outcome is not None
+                    else:
+                        outcome = self._forfeit_outcome(fault[0], fault[1])
+                    await self._say_game_over(procs, outcome)
+                finally:
+                    with trio.CancelScope(shield=True):
+                        async with trio.open_nursery() as closer:
+                            for p in procs:
+                                closer.start_soon(p.aclose)
+                        for p in procs:
+                            await p.wait_stderr_drained(0.2)
+                nursery.cancel_scope.cancel()  # stderr pumps held open by stray children
+            fault_value = None
+            if fault is not None:
+                seat, exc = fault
+                fault_value = Fault(seat, exc.reason, exc.message, procs[seat].stderr_tail())
+                self._write({"record": "fault", **fault_value.to_json()})
+            duration = time.perf_counter() - started
+            self._write({
+                "record": "result",
+                "outcome": outcome.to_json(),
+                "decisions": self.decisions,
+                "duration_s": round(duration, 3),
+                "names": [p.name for p in procs],
+            })
+        finally:
+            if self.writer is not None:
+                self.writer.close()
+        self.log.info(
+            "game_finished",
+            status=outcome.status,
+            winners=list(outcome.winners),
+            scores=list(outcome.scores),
+            decisions=self.decisions,
+            seconds=round(duration, 3),
+            fault=fault_value.reason.value if fault_value else None,
+            fault_seat=fault_value.seat if fault_value else None,
+        )
+        return MatchResult(
+            game=self.spec.name, seed=self.seed, options=self.options, seats=self.bots,
+            outcome=outcome, fault=fault_value, decisions=self.decisions, duration_s=duration,
+            record_path=self.record_path, entries=self.entries,
+        )
+
+    def _stderr_path(self, seat: int, bot: BotSpec) -> Path | None:
+        if self.stderr_dir is None:
+            return None
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in bot.name)[:60]
+        return self.stderr_dir / f"seat{seat}-{safe}.log"
+
+    def _forfeit_outcome(self, seat: int, exc: BotFault) -> Outcome:
+        team = self.spec.team_of(seat, self.options)
+        return Outcome(
+            status="forfeit",
+            winners=tuple(t for t in range(self.num_teams) if t != team),
+            scores=tuple(0 for _ in range(self.num_teams)),
+            reason=exc.reason.value,
+            detail={"seat": seat, "team": team, "message": exc.message},
+        )
+
+    async def _handshake(self, procs: list[BotProcess], nursery: trio.Nursery) -> tuple[int, BotFault] | None:
+        faults: dict[int, BotFault] = {}
+        teams = [[s for s in range(self.num_seats) if self.spec.team_of(s, self.options) == t]
+                 for t in range(self.num_teams)]
+        time_limits = TimeLimits(
+            handshake_ms=int(self.limits.handshake_s * 1000),
+            decision_ms=int(self.limits.decision_s * 1000),
+            time_bank_ms=int(self.limits.time_bank_s * 1000),
+        )
+
+        async def one(p: BotProcess) -> None:
+            try:
+                await p.start(nursery)
+                hello = HelloMsg(
+                    game=self.spec.name, rules_version=self.spec.rules_version, options=self.options,
+                    seat=p.seat, team=self.spec.team_of(p.seat, self.options), seats=self.num_seats,
+                    teams=teams, limits=time_limits,
+                )
+                await p.send(encode(hello), self.limits.handshake_s)
+                with trio.move_on_after(self.limits.handshake_s) as scope:
+                    line = await p.receive_line()
+                if scope.cancelled_caught:
+                    raise BotFault(FaultReason.HANDSHAKE_TIMEOUT,
+                                   f"no ready within {self.limits.handshake_s:g}s")
+                msg = self._decode(line)
+                if not isinstance(msg, ReadyMsg):
+                    raise BotFault(FaultReason.WRONG_MESSAGE, f"expected ready, got {msg.type}")
+                p.wants_events = msg.events
+                p.name = msg.name
+            except BotFault as exc:
+                faults[p.seat] = exc
+
+        async with trio.open_nursery() as hs:
+            for p in procs:
+                hs.start_soon(one, p)
+        if faults:
+            seat = min(faults)
+            return seat, faults[seat]
+        self._write({"record": "ready", "names": [p.name for p in procs],
+                     "events": [p.wants_events for p in procs]})
+        return None
+
+    @staticmethod
+    def _decode(line: bytes):
+        msg = decode_bot_line(line)
+        if isinstance(msg, Violation):
+            raise BotFault(_VIOLATION_REASONS[msg.kind], msg.detail)
+        return msg
+
+    async def _flush(self, procs: list[BotProcess], outbox: list[list[bytes]], extra: dict[int, bytes] | None = None) -> None:
+        for s, lines in enumerate(outbox):
+            p = procs[s]
+            payload = b"".join(lines) if (lines and p.wants_events) else b""
+            if extra and s in extra:
+                payload += extra[s]
+            lines.clear()
+            if payload:
+                try:
+                    await p.send(payload, self.limits.decision_s + self.bank[s])
+                except BotFault as exc:
+                    raise _SeatFault(s, exc) from None
+
+    async def _play(self, procs: list[BotProcess], state, events: list[Event]):
+        outbox: list[list[bytes]] = [[] for _ in range(self.num_seats)]
+        self._route_events(events, outbox)
+        limits = self.limits
+        try:
+            while (seat := state.to_act()) is not None:
+                p = procs[seat]
+                legal = state.legal_actions()
+                decision = state.decision()
+                self.decisions += 1
+                rid = self.decisions
+                allowed = limits.decision_s + self.bank[seat]
+                request = encode_request(rid, seat, decision, state.observe(seat), legal, int(allowed * 1000))
+                if p.has_unread_line():
+                    raise _SeatFault(seat, BotFault(FaultReason.UNEXPECTED_MESSAGE,
+                                                    "wrote a line when no request was pending"))
+                await self._flush(procs, outbox, {seat: request})
+                t0 = trio.current_time()
+                with trio.move_on_after(allowed) as scope:
+                    try:
+                        line = await p.receive_line()
+                    except BotFault as exc:
+                        raise _SeatFault(seat, exc) from None
+                took = trio.current_time() - t0
+                if scope.cancelled_caught:
+                    raise _SeatFault(seat, BotFault(
+                        FaultReason.TIMEOUT, f"no reply to request {rid} within {allowed:.3f}s"))
+                if took > limits.decision_s:
+                    self.bank[seat] = max(0.0, self.bank[seat] - (took - limits.decision_s))
+                try:
+                    msg = self._decode(line)
+                except BotFault as exc:
+                    raise _SeatFault(seat, exc) from None
+                if not isinstance(msg, ActionMsg):
+                    raise _SeatFault(seat, BotFault(FaultReason.WRONG_MESSAGE, f"expected action, got {msg.type}"))
+                if msg.id != rid:
+                    raise _SeatFault(seat, BotFault(FaultReason.WRONG_REQUEST,
+                                                    f"answered request {msg.id}, expected {rid}"))
+                action = msg.action
+                if action not in legal:
+                    shown = action if len(action) <= 40 else action[:40] + "…"
+                    raise _SeatFault(seat, BotFault(FaultReason.ILLEGAL_ACTION,
+                                                    f"{shown!r} is not among the {len(legal)} legal actions"))
+                if self.writer is not None:
+                    self.writer.write({
+                        "record": "decision", "n": rid, "seat": seat, "decision": decision,
+                        "legal": legal, "action": action, "ms": round(took * 1000, 3),
+                    })
+                new_events = state.apply(action)
+                self._route_events(new_events, outbox)
+                if self.writer is not None:
+                    self.writer.flush()
+            await self._flush(procs, outbox)
+        except _SeatFault as sf:
+            return (sf.seat, sf.fault), state
+        return None, state
+
+    async def _say_game_over(self, procs: list[BotProcess], outcome: Outcome) -> None:
+        for p in procs:
+            if p.process is None:
+                continue
+            team = self.spec.team_of(p.seat, self.options)
+            msg = GameOverMsg(outcome=outcome.to_json(), result=result_for_team(outcome, team))
+            try:
+                await p.send(encode(msg), 0.2)
+            except BotFault:
+                pass  # the game is over; a bot that cannot hear it changes nothing
+
+
+class _SeatFault(Exception):
+    def __init__(self, seat: int, fault: BotFault) -> None:
+        self.seat = seat
+        self.fault = fault
+
+
+async def run_match(
+    game: str,
+    options: dict | None,
+    bots: Sequence[BotSpec],
+    *,
+    seed: int,
+    record_path: Path | None = None,
+    limits: Limits = Limits(),
+    stderr_dir: Path | None = None,
+) -> MatchResult:
+    """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception."""
+    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir)
+    return await match.run()
