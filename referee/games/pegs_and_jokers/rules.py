@@ -1,0 +1,716 @@
+"""Pegs and Jokers rules (RULES.md §0 and §3): state, move generation, spec.
+
+Representation (hot path on ints and lists):
+
+* ``pegs[c]``: the 5 internal positions of colour ``c`` (see ``board.py``:
+  ``-1`` start, ``0 … L-1`` track, ``L + k - 1`` home hole ``H<k>``);
+* ``occ[h]``: colour on track hole ``h`` or ``-1``;
+* ``home[c]``: bit mask of the colour's occupied home holes (bit ``k-1`` = ``H<k>``).
+
+A move is a tuple of *parts* (two only for a 7 split); a part is a tuple of
+relocations ``(colour, from, to)``: first the moving peg, then the pegs it hits
+(PJ-7).  A part is applied "all at once" (every peg lifted, then every peg
+placed) so a hit that sends a teammate to the hole the mover just left is safe.
+
+Legal moves are generated once per decision, per card kind (``K``, ``Q`` and
+``J`` share one list; same-rank cards only differ in the card text), and kept
+in a dict text -> move that ``apply`` looks the action up in.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..base import (
+    JSON,
+    Event,
+    GameSpec,
+    GameState,
+    IllegalAction,
+    InvalidAction,
+    InvalidOptions,
+    Outcome,
+)
+from ..cards import STANDARD_DECK
+from .board import HOME_HOLES, START, board_for
+from .notation import Discard, parse_action
+
+PEGS = 5
+HAND = 6  # PJ-4.1: draw up to 6 at the start of a turn
+DEAL = 5  # PJ-3
+FULL_HOME = (1 << HOME_HOLES) - 1
+PLAYER_COUNTS = (4, 6, 8)
+DEFAULT_OPTIONS: dict[str, Any] = {"players": 4, "max_turns": 10_000}
+
+#: card text -> move kind: "A" (out or 1), "K" (out or 10: K, Q, J), "7", "8",
+#: "JK", or the forward count as an int (2 3 4 5 6 9 10).
+_FORWARD = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "9": 9, "T": 10}
+KIND: dict[str, Any] = {"JK": "JK"}
+for _card in STANDARD_DECK:
+    _r = _card[0]
+    KIND[_card] = (
+        _FORWARD[_r] if _r in _FORWARD else "K" if _r in "KQJ" else _r
+    )
+
+
+def deck_for(players: int) -> list[str]:
+    """PJ-1: 3 decks + 6 jokers for 4 or 6 players, 4 decks + 8 jokers for 8."""
+    decks, jokers = (4, 8) if players == 8 else (3, 6)
+    return list(STANDARD_DECK) * decks + ["JK"] * jokers
+
+
+class PegsAndJokersState(GameState):
+    """A running game.  Build one with ``SPEC.new_game`` or ``from_position``."""
+
+    def __init__(self, options: Mapping[str, JSON], rng: random.Random, dealer: int) -> None:
+        n = self.num_seats = options["players"]
+        self.num_teams = 2
+        self.options = dict(options)
+        self.max_turns: int = options["max_turns"]
+        board = self.board = board_for(n)
+        self._L = board.holes
+        self._rng = rng
+        self.dealer = dealer
+        self.turn = 0  # turns played
+        self.seat = (dealer + 1) % n  # PJ-4: left of the dealer starts
+        self.colour = self.seat
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        self.draw_pile: list[str] = []  # top = last
+        self.discard_pile: list[str] = []  # in the order played; top = last
+        self.pegs = [[START] * PEGS for _ in range(n)]
+        self.occ = [-1] * board.holes
+        self.home = [0] * n
+        self.hits = [0] * n  # hits made, per seat
+        self._outcome: Outcome | None = None
+        self._legal: dict[str, tuple | None] | None = None
+        self._legal_list: list[str] | None = None
+
+    # -- construction -----------------------------------------------------
+
+    @classmethod
+    def from_position(
+        cls,
+        players: int = 4,
+        *,
+        hands: Mapping[int, Sequence[str]],
+        pegs: Mapping[int, Sequence[str]] | None = None,
+        to_act: int = 0,
+        dealer: int | None = None,
+        draw_pile: Sequence[str] | None = None,
+        discard_pile: Sequence[str] = (),
+        turn: int = 0,
+        max_turns: int = DEFAULT_OPTIONS["max_turns"],
+        seed: int = 0,
+    ) -> "PegsAndJokersState":
+        """A constructed position at the moment ``to_act`` must decide.
+
+        ``pegs`` maps a seat to the position texts of (up to 5 of) its pegs
+        (``"S"``, ``"T12"``, ``"H3"``); missing pegs are in start.  ``hands``
+        maps seats to their cards; ``to_act`` holds its hand as given (its
+        turn has begun, nothing is drawn for it).  The draw pile defaults to
+        the rest of the PJ-1 cards, shuffled with ``seed`` (top = last).
+        ``turn`` is the number of turns already played.
+        """
+        options = SPEC.normalize_options({"players": players, "max_turns": max_turns})
+        n = players
+        state = cls(options, random.Random(seed), (to_act - 1) % n if dealer is None else dealer)
+        board = state.board
+        for seat, texts in (pegs or {}).items():
+            if len(texts) > PEGS:
+                raise ValueError(f"seat {seat} has more than {PEGS} pegs")
+            for i, text in enumerate(texts):
+                pos = board.code(text)
+                if 0 <= pos < state._L:
+                    if state.occ[pos] != -1:
+                        raise ValueError(f"two pegs on {text}")
+                    state.occ[pos] = seat
+                elif pos >= state._L:
+                    bit = 1 << (pos - state._L)
+                    if state.home[seat] & bit:
+                        raise ValueError(f"two pegs of seat {seat} on {text}")
+                    state.home[seat] |= bit
+                state.pegs[seat][i] = pos
+        for seat, cards in hands.items():
+            state.hands[seat] = list(cards)
+        if draw_pile is None:
+            rest = deck_for(n)
+            for card in [c for h in state.hands for c in h] + list(discard_pile):
+                rest.remove(card)
+            state._rng.shuffle(rest)
+            draw_pile = rest
+        state.draw_pile = list(draw_pile)
+        state.discard_pile = list(discard_pile)
+        state.turn = turn
+        state.seat = to_act
+        if any(state._team_done(t) for t in range(2)):
+            raise ValueError("a team already has every peg home")
+        state.colour = state._colour_for(to_act)
+        if not state.hands[to_act]:
+            raise ValueError("the seat to act needs at least one card")
+        return state
+
+    def _deal(self, events: list[Event]) -> None:
+        """PJ-1/PJ-3/0.5: shuffle, deal 5 each one at a time from the dealer's left."""
+        n = self.num_seats
+        deck = deck_for(n)
+        self._rng.shuffle(deck)
+        for _ in range(DEAL):
+            for i in range(1, n + 1):
+                self.hands[(self.dealer + i) % n].append(deck.pop())
+        self.draw_pile = deck
+        events.append(Event({
+            "type": "deal", "deal": 1, "dealer": self.dealer, "players": n,
+            "holes": self._L, "cards": len(deck) + DEAL * n, "draw_pile": len(deck),
+        }))
+        for s in range(n):
+            events.append(Event({"type": "hand", "seat": s, "cards": list(self.hands[s])}, (s,)))
+        self._start_turn(events)
+
+    # -- turn flow ----------------------------------------------------------
+
+    def _colour_for(self, seat: int) -> int:
+        """PJ-8: own colour, else the nearest teammate clockwise with pegs outside home."""
+        n = self.num_seats
+        c = seat
+        for _ in range(n // 2):
+            if self.home[c] != FULL_HOME:
+                return c
+            c = (c + 2) % n
+        raise AssertionError("the team of this seat has already won")
+
+    def _team_done(self, team: int) -> bool:
+        home = self.home
+        return all(home[c] == FULL_HOME for c in range(team, self.num_seats, 2))
+
+    def _start_turn(self, events: list[Event]) -> None:
+        """PJ-4.1: draw up to 6 (reshuffling the discard pile if needed, PJ-3)."""
+        s = self.seat
+        hand = self.hands[s]
+        drawn = []
+        while len(hand) < HAND:
+            if not self.draw_pile:
+                if not self.discard_pile:
+                    break
+                self._reshuffle(events)
+            card = self.draw_pile.pop()
+            hand.append(card)
+            drawn.append(card)
+        self.colour = self._colour_for(s)
+        events.append(Event({
+            "type": "turn", "turn": self.turn + 1, "seat": s, "colour": self.colour,
+            "drew": len(drawn), "draw_pile": len(self.draw_pile),
+        }))
+        if drawn:
+            events.append(Event({"type": "draw", "seat": s, "cards": drawn}, (s,)))
+        self._legal = self._legal_list = None
+
+    def _reshuffle(self, events: list[Event]) -> None:
+        """PJ-3 (ruling): the discard pile, shuffled, becomes the draw pile."""
+        pile = self.discard_pile
+        self._rng.shuffle(pile)
+        self.draw_pile = pile
+        self.discard_pile = []
+        events.append(Event({"type": "reshuffle", "draw_pile": len(pile)}))
+
+    # -- the contract -------------------------------------------------------
+
+    def team_of(self, seat: int) -> int:
+        return seat % 2
+
+    def to_act(self) -> int | None:
+        return None if self._outcome is not None else self.seat
+
+    def decision(self) -> str:
+        return "move"
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    def legal_actions(self) -> list[str]:
+        if self._outcome is not None:
+            return []
+        if self._legal_list is None:
+            self._generate()
+        return list(self._legal_list)  # type: ignore[arg-type]
+
+    def apply(self, action: str) -> list[Event]:
+        if self._outcome is not None:
+            raise IllegalAction("the game is over")
+        if self._legal is None:
+            self._generate()
+        table = self._legal
+        assert table is not None
+        if action not in table:
+            self._refuse(action)
+        move = table[action]
+        seat, colour = self.seat, self.colour
+        card = action[-2:] if move is None else action[:2]
+        self.hands[seat].remove(card)
+        self.discard_pile.append(card)
+        self.turn += 1
+        if move is None:
+            events = [Event({"type": "discard", "turn": self.turn, "seat": seat,
+                             "colour": colour, "card": card})]
+        else:
+            names = self.board.names
+            parts = []
+            hits = 0
+            for rels in move:
+                self._apply_part(rels)
+                _, f, t = rels[0]
+                parts.append({
+                    "peg": [names[f + 1], names[t + 1]],
+                    "hits": [[o, names[a + 1], names[b + 1]] for o, a, b in rels[1:]],
+                })
+                hits += len(rels) - 1
+            self.hits[seat] += hits
+            events = [Event({"type": "move", "turn": self.turn, "seat": seat, "colour": colour,
+                             "card": card, "action": action, "parts": parts, "hits": hits})]
+            if self.home[colour] == FULL_HOME and self._team_done(colour % 2):
+                self._finish(events, "win", (colour % 2,), "all_pegs_home")
+                return events
+        if self.turn >= self.max_turns:
+            self._finish(events, "draw", (), "max_turns")
+            return events
+        self.seat = (seat + 1) % self.num_seats
+        self._start_turn(events)
+        return events
+
+    def _refuse(self, action: str) -> None:
+        """Raise the right error for an action that is not in the legal table."""
+        parsed = parse_action(action)  # InvalidAction if it does not parse
+        hand = self.hands[self.seat]
+        if parsed.card not in hand:
+            raise IllegalAction(f"{parsed.card} is not in the hand of seat {self.seat}")
+        if isinstance(parsed, Discard):
+            raise IllegalAction(
+                f"{action!r}: a discard is allowed only without a legal non-joker move (PJ-4.3)"
+            )
+        if len(parsed.steps) == 2:
+            swapped = f"{parsed.card} {parsed.steps[1].text()},{parsed.steps[0].text()}"
+            if swapped in self._legal:  # type: ignore[operator]
+                # Same move only if this order is legal too and ends the same;
+                # either way only the listed text is accepted.
+                raise IllegalAction(
+                    f"{action!r} is not in the legal list; if this order is legal it is "
+                    f"the same move as {swapped!r} (PJ-5.4), send that text"
+                )
+        raise IllegalAction(f"{action!r} is not a legal move now (colour {self.colour})")
+
+    def _finish(self, events: list[Event], status: str, winners: tuple[int, ...], reason: str) -> None:
+        scores = self.team_home()
+        self._outcome = Outcome(
+            status=status,  # type: ignore[arg-type]
+            winners=winners,
+            scores=scores,
+            reason=reason,
+            detail={"turns": self.turn, "home": self.home_counts(), "hits": list(self.hits)},
+        )
+        self._legal = self._legal_list = None
+        events.append(Event({
+            "type": "end", "status": status, "winners": list(winners), "scores": list(scores),
+            "reason": reason, "turns": self.turn, "pegs": self.peg_texts(),
+        }))
+
+    def home_counts(self) -> list[int]:
+        return [m.bit_count() for m in self.home]
+
+    def team_home(self) -> tuple[int, int]:
+        counts = self.home_counts()
+        return (sum(counts[0::2]), sum(counts[1::2]))
+
+    def peg_texts(self) -> list[list[str]]:
+        names = self.board.names
+        return [[names[p + 1] for p in sorted(pl)] for pl in self.pegs]
+
+    def observe(self, seat: int) -> dict[str, JSON]:
+        over = self._outcome is not None
+        board = self.board
+        return {
+            "seat": seat,
+            "players": self.num_seats,
+            "holes": self._L,
+            "dealer": self.dealer,
+            "turn": self.turn if over else self.turn + 1,
+            "turns_played": self.turn,
+            "max_turns": self.max_turns,
+            "to_act": None if over else self.seat,
+            "colour": None if over else self.colour,
+            "hand": sorted(self.hands[seat]),
+            "hand_sizes": [len(h) for h in self.hands],
+            "draw_pile": len(self.draw_pile),
+            "discard_pile": list(self.discard_pile),
+            "pegs": self.peg_texts(),
+            "home": self.home_counts(),
+            "team_home": list(self.team_home()),
+            "come_out": list(board.come_out),
+            "in_spot": list(board.in_spot),
+            "hits": list(self.hits),
+        }
+
+    def clone(self) -> "PegsAndJokersState":
+        new = object.__new__(PegsAndJokersState)
+        new.__dict__.update(self.__dict__)
+        rng = random.Random()
+        rng.setstate(self._rng.getstate())
+        new._rng = rng
+        new.hands = [list(h) for h in self.hands]
+        new.draw_pile = list(self.draw_pile)
+        new.discard_pile = list(self.discard_pile)
+        new.pegs = [list(p) for p in self.pegs]
+        new.occ = list(self.occ)
+        new.home = list(self.home)
+        new.hits = list(self.hits)
+        new.options = dict(self.options)
+        new._legal = None if self._legal is None else dict(self._legal)
+        new._legal_list = None if self._legal_list is None else list(self._legal_list)
+        return new
+
+    # -- board mechanics -----------------------------------------------------
+
+    def _apply_part(self, rels: tuple) -> None:
+        """Relocate pegs (colour, from, to) all at once: lift every peg, then place."""
+        L = self._L
+        occ = self.occ
+        home = self.home
+        pegs = self.pegs
+        for col, f, t in rels:
+            if f >= L:
+                home[col] &= ~(1 << (f - L))
+            elif f >= 0:
+                occ[f] = -1
+            pl = pegs[col]
+            pl[pl.index(f)] = t
+        for col, f, t in rels:
+            if t >= L:
+                home[col] |= 1 << (t - L)
+            elif t >= 0:
+                occ[t] = col
+
+    def _undo_part(self, rels: tuple) -> None:
+        self._apply_part(tuple((col, t, f) for col, f, t in rels))
+
+    def _land(self, c: int, f: int, h: int) -> tuple | None:
+        """Relocations of colour c's peg moving from f to track hole h (PJ-7), or None.
+
+        PJ-6.1: never onto its own colour.  PJ-7.1: an opponent goes to start.
+        PJ-7.2: a teammate goes to its in-spot; illegal if, with the mover
+        arrived, that in-spot holds a peg of the team; an opponent there goes
+        to start.
+        """
+        occ = self.occ
+        o = occ[h]
+        if o < 0:
+            return ((c, f, h),)
+        if o == c:
+            return None
+        if (o ^ c) & 1:
+            return ((c, f, h), (o, h, START))
+        spot = self.board.in_spot[o]
+        if spot == h:
+            return None  # the mover itself would hold the in-spot
+        q = -1 if spot == f else occ[spot]
+        if q < 0:
+            return ((c, f, h), (o, h, spot))
+        if not (q ^ c) & 1:
+            return None
+        return ((c, f, h), (o, h, spot), (q, spot, START))
+
+    def _forward(self, c: int, p: int, n: int, gap: int, out: list) -> None:
+        """Append the parts moving colour c's peg at p forward n (PJ-5, PJ-6).
+
+        ``gap``: forward steps to the nearest other own peg on the track (L if none).
+        """
+        L = self._L
+        home = self.home[c]
+        if p >= L:  # PJ-6.3: within home, exact count, no passing
+            j = p - L
+            if j + n < HOME_HOLES and not (home >> (j + 1)) & ((1 << n) - 1):
+                out.append(((c, p, p + n),))
+            return
+        if n < gap:  # along the track
+            h = p + n
+            if h >= L:
+                h -= L
+            rels = self._land(c, p, h)
+            if rels is not None:
+                out.append(rels)
+        d = self.board.to_in_spot[c][p]
+        if d < n and d < gap:  # PJ-6.2: past the in-spot into home, exact count
+            k = n - d
+            if k <= HOME_HOLES and not home & ((1 << k) - 1):
+                out.append(((c, p, L + k - 1),))
+
+    def _gaps(self, track: list[int]) -> dict[int, int]:
+        """Forward distance from each own track peg to the next own track peg."""
+        L = self._L
+        if len(track) < 2:
+            return {t: L for t in track}
+        return {t: min((q - t) % L for q in track if q != t) for t in track}
+
+    # -- legal moves -----------------------------------------------------------
+
+    def _generate(self) -> None:
+        """Fill the legal table for the seat to act and its colour (PJ-4.3, PJ-5)."""
+        c = self.colour
+        L = self._L
+        names = self.board.names
+        pegs_c = self.pegs[c]
+        track = sorted(p for p in pegs_c if 0 <= p < L)
+        movable = sorted(p for p in pegs_c if p >= 0)
+        has_start = START in pegs_c
+        gaps = self._gaps(track)
+        fwd: dict[int, list] = {}  # 16·p + n -> forward parts, shared by the card kinds
+        prefix = f"{c}:"
+        cards = sorted(set(self.hands[self.seat]))
+        by_kind: dict[Any, tuple[list[str], list]] = {}
+        table: dict[str, tuple | None] = {}
+        texts: list[str] = []
+        forced = False
+        for card in cards:
+            kind = KIND[card]
+            entry = by_kind.get(kind)
+            if entry is None:
+                if kind == "JK":
+                    moves = self._joker_moves(c, track, has_start)
+                elif kind == "7":
+                    moves = self._seven_moves(c, movable, gaps, fwd)
+                elif kind == "8":
+                    moves = self._back_moves(c, track)
+                else:
+                    moves = self._step_moves(c, kind, movable, gaps, has_start, fwd)
+                suffixes = [
+                    prefix + names[m[0][0][1] + 1] + "-" + names[m[0][0][2] + 1]
+                    if len(m) == 1 else
+                    ",".join(prefix + names[r[0][1] + 1] + "-" + names[r[0][2] + 1] for r in m)
+                    for m in moves
+                ]
+                entry = by_kind[kind] = (suffixes, moves)
+            suffixes, moves = entry
+            if not moves:
+                continue
+            if kind != "JK":
+                forced = True
+            head = card + " "
+            for suffix, move in zip(suffixes, moves):
+                text = head + suffix
+                table[text] = move
+                texts.append(text)
+        if not forced:  # PJ-4.3: only joker moves, or none at all: any card may go
+            for card in cards:
+                text = "discard " + card
+                table[text] = None
+                texts.append(text)
+        self._legal = table
+        self._legal_list = texts
+
+    def _forward_cached(self, c: int, p: int, n: int, gaps: dict[int, int], cache: dict) -> list:
+        key = 16 * p + n
+        out = cache.get(key)
+        if out is None:
+            out = cache[key] = []
+            self._forward(c, p, n, gaps.get(p, self._L), out)
+        return out
+
+    def _step_moves(self, c: int, kind: Any, movable: list[int], gaps: dict[int, int],
+                    has_start: bool, cache: dict) -> list:
+        """PJ-5.1 … PJ-5.3: out of start (A, K, Q, J) or forward n (``_forward`` inlined)."""
+        moves: list = []
+        if kind == "A" or kind == "K":
+            if has_start:
+                rels = self._land(c, START, self.board.come_out[c])
+                if rels is not None:
+                    moves.append((rels,))
+            n = 1 if kind == "A" else 10
+        else:
+            n = kind
+        L = self._L
+        occ = self.occ
+        home = self.home[c]
+        to_in = self.board.to_in_spot[c]
+        for p in movable:
+            if p >= L:  # PJ-6.3
+                j = p - L
+                if j + n < HOME_HOLES and not (home >> (j + 1)) & ((1 << n) - 1):
+                    moves.append((((c, p, p + n),),))
+                continue
+            g = gaps[p]
+            if n < g:
+                h = p + n
+                if h >= L:
+                    h -= L
+                o = occ[h]
+                if o < 0:
+                    moves.append((((c, p, h),),))
+                else:
+                    rels = self._land(c, p, h)
+                    if rels is not None:
+                        moves.append((rels,))
+            d = to_in[p]
+            if d < n and d < g:  # PJ-6.2
+                k = n - d
+                if k <= HOME_HOLES and not home & ((1 << k) - 1):
+                    moves.append((((c, p, L + k - 1),),))
+        return moves
+
+    def _back_moves(self, c: int, track: list[int]) -> list:
+        """PJ-5.5: back 8 on the track; PJ-6.1 backwards: no own peg 1 … 8 holes behind."""
+        L = self._L
+        moves = []
+        for t in track:
+            if all((t - q) % L > 8 for q in track if q != t):
+                h = t - 8
+                if h < 0:
+                    h += L
+                rels = self._land(c, t, h)
+                if rels is not None:
+                    moves.append((rels,))
+        return moves
+
+    def _joker_moves(self, c: int, track: list[int], has_start: bool) -> list:
+        """PJ-5.6: a peg in start or on the track jumps onto another colour's track peg."""
+        L = self._L
+        targets = sorted(p for o, pl in enumerate(self.pegs) if o != c for p in pl if 0 <= p < L)
+        sources = ([START] if has_start else []) + track
+        land = self._land
+        moves = []
+        for f in sources:
+            for h in targets:
+                rels = land(c, f, h)
+                if rels is not None:
+                    moves.append((rels,))
+        return moves
+
+    def _seven_moves(self, c: int, movable: list[int], gaps: dict[int, int], cache: dict) -> list:
+        """PJ-5.4: 7 with one peg, or split 1+6 … 6+1 between two pegs, deduplicated.
+
+        Two sequences are one move when they leave every peg in the same place;
+        the key is the net change of colour c's pegs plus the hits.  The second
+        part is taken from the first-part-free options of its peg unless the
+        first part changed a hole that the second part's outcome depends on
+        (its path, its landing teammate's in-spot, the home holes); only then is
+        it recomputed on the board as the first part left it.
+        """
+        L = self._L
+        board = self.board
+        forward = self._forward
+        seen: set = set()
+        moves = []
+        for p in movable:
+            out: list = []
+            forward(c, p, 7, gaps.get(p, L), out)
+            for rels in out:
+                key = ((p,), (rels[0][2],), rels[1:])
+                if key not in seen:
+                    seen.add(key)
+                    moves.append((rels,))
+        if len(movable) < 2:
+            return moves
+        occ = self.occ
+        in_spot = board.in_spot
+        to_in = board.to_in_spot[c]
+        path_bits = board.path_bits
+        home_bits = board.home_bits
+        depends: dict[int, int] = {}
+        for b in movable:
+            for y in range(1, 7):
+                if b >= L:
+                    mask = home_bits
+                else:
+                    mask = path_bits[b][y]
+                    if to_in[b] < y:
+                        mask |= home_bits
+                    h = b + y - L if b + y >= L else b + y
+                    o = occ[h]
+                    if o >= 0 and o != c and not (o ^ c) & 1:
+                        mask |= 1 << in_spot[o]
+                depends[16 * b + y] = mask
+        pegs_c = self.pegs[c]
+        for a in movable:
+            for x in range(1, 7):
+                y = 7 - x
+                for r1 in self._forward_cached(c, a, x, gaps, cache):
+                    changed = 0
+                    for _, f, t in r1:
+                        if f >= 0:
+                            changed |= 1 << f
+                        if t >= 0:
+                            changed |= 1 << t
+                    a1 = r1[0][2]
+                    applied = False
+                    for b in movable:
+                        if b == a:
+                            continue
+                        if depends[16 * b + y] & changed:
+                            if not applied:
+                                self._apply_part(r1)
+                                applied = True
+                                gaps2 = self._gaps(sorted(p for p in pegs_c if 0 <= p < L))
+                            second: list = []
+                            forward(c, b, y, gaps2.get(b, L), second)
+                        else:
+                            second = self._forward_cached(c, b, y, gaps, cache)
+                        for r2 in second:
+                            b1 = r2[0][2]
+                            if b1 == a:  # b took the hole a left: net, one peg moved
+                                key = ((b,), (a1,), r1[1:] + r2[1:])
+                            else:
+                                hits = r1[1:] + r2[1:]
+                                if len(hits) > 1:
+                                    hits = tuple(sorted(hits))
+                                key = (
+                                    (a, b) if a < b else (b, a),
+                                    (a1, b1) if a1 < b1 else (b1, a1),
+                                    hits,
+                                )
+                            if key not in seen:
+                                seen.add(key)
+                                moves.append((r1, r2))
+                    if applied:
+                        self._undo_part(r1)
+        return moves
+
+
+class PegsAndJokersSpec(GameSpec):
+    name = "pegs-and-jokers"
+    title = "Pegs and Jokers"
+    rules_version = "1"
+
+    def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
+        options = dict(options or {})
+        unknown = set(options) - set(DEFAULT_OPTIONS)
+        if unknown:
+            raise InvalidOptions(
+                f"unknown option(s) for pegs-and-jokers: {', '.join(sorted(unknown))} "
+                f"(known: {', '.join(DEFAULT_OPTIONS)})"
+            )
+        out = {**DEFAULT_OPTIONS, **options}
+        players = out["players"]
+        if type(players) is not int or players not in PLAYER_COUNTS:
+            raise InvalidOptions(f"players must be 4, 6 or 8, not {players!r}")
+        max_turns = out["max_turns"]
+        if type(max_turns) is not int or max_turns < 1:
+            raise InvalidOptions(f"max_turns must be a positive integer, not {max_turns!r}")
+        return out
+
+    def num_seats(self, options: Mapping[str, JSON] | None = None) -> int:
+        return self.normalize_options(options)["players"]
+
+    def num_teams(self, options: Mapping[str, JSON] | None = None) -> int:
+        return 2
+
+    def new_game(
+        self, seed: int, options: Mapping[str, JSON] | None = None
+    ) -> tuple[PegsAndJokersState, list[Event]]:
+        opts = self.normalize_options(options)
+        rng = random.Random(seed)
+        dealer = rng.randrange(opts["players"])  # 0.4
+        state = PegsAndJokersState(opts, rng, dealer)
+        events: list[Event] = []
+        state._deal(events)
+        return state, events
+
+
+SPEC = PegsAndJokersSpec()
