@@ -1,13 +1,227 @@
-"""Placeholder, replaced below."""
-from ..base import Renderer
+"""Pegs and Jokers text presentation from match-record entries (events only).
+
+The board is redrawn from the public events alone: every peg starts in its
+start area (``deal``) and each ``move`` event lists every peg that moved,
+hits included.  A seat's filtered view (no other hands, no other draws) and a
+truncated record (a killed game) render too.
+
+Board drawing, one line per side ``p`` (track holes ``18p … 18p+17``)::
+
+    side 1  T18 |...v....o.........|  start 4  home .....
+
+A digit is the colour (seat) of the peg on that hole; ``v`` marks an empty
+in-spot (PJ-2.2), ``o`` an empty come-out hole (PJ-2.1), ``.`` any other empty
+hole.  ``start`` counts that colour's pegs in start; ``home`` shows H1 … H5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..base import JSON, Renderer
+from .board import COME_OUT_OFFSET, IN_SPOT_OFFSET, SIDE
+
+_HEADER = ["player", "team", "pegs home", "hits", "turns", "result"]
 
 
-class PegsRenderer(Renderer):
-    def score_table(self, entries):
-        return [], []
+def _events(entries: list[dict[str, JSON]]) -> Iterator[dict[str, Any]]:
+    for entry in entries:
+        if isinstance(entry, dict) and entry.get("record") == "event":
+            event = entry.get("event")
+            if isinstance(event, dict):
+                yield event
 
-    def render(self, entries, *, seat=None, deal=None):
-        return []
+
+class _Board:
+    """Peg positions (texts) per colour, replayed from events."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.pegs: list[list[str]] = [["S"] * 5 for _ in range(players)]
+
+    def relocate(self, colour: Any, src: Any, dst: Any) -> None:
+        if not isinstance(colour, int) or not 0 <= colour < self.players:
+            return
+        pegs = self.pegs[colour]
+        if src in pegs:
+            pegs[pegs.index(src)] = str(dst)
+
+    def apply_move(self, event: dict[str, Any]) -> None:
+        colour = event.get("colour")
+        for part in event.get("parts") or []:
+            if not isinstance(part, dict):
+                continue
+            peg = part.get("peg")
+            if isinstance(peg, list) and len(peg) == 2:
+                self.relocate(colour, peg[0], peg[1])
+            for hit in part.get("hits") or []:
+                if isinstance(hit, list) and len(hit) == 3:
+                    self.relocate(hit[0], hit[1], hit[2])
+
+    def home_count(self, colour: int) -> int:
+        return sum(1 for p in self.pegs[colour] if p.startswith("H"))
+
+    def drawing(self) -> list[str]:
+        n = self.players
+        track = {}
+        for colour, pegs in enumerate(self.pegs):
+            for p in pegs:
+                if p.startswith("T") and p[1:].isdigit():
+                    track[int(p[1:])] = str(colour)
+        width = len(str(SIDE * n))
+        lines = []
+        for side in range(n):
+            cells = []
+            for i in range(SIDE):
+                hole = SIDE * side + i
+                if hole in track:
+                    cells.append(track[hole])
+                elif i == IN_SPOT_OFFSET:
+                    cells.append("v")
+                elif i == COME_OUT_OFFSET:
+                    cells.append("o")
+                else:
+                    cells.append(".")
+            pegs = self.pegs[side]
+            home = "".join(str(side) if f"H{k}" in pegs else "." for k in range(1, 6))
+            lines.append(
+                f"  side {side}  T{SIDE * side:<{width}} |{''.join(cells)}|"
+                f"  start {pegs.count('S')}  home {home}"
+            )
+        return lines
 
 
-RENDERER = PegsRenderer()
+def _players(entries: list[dict[str, JSON]]) -> int | None:
+    for ev in _events(entries):
+        if ev.get("type") == "deal" and isinstance(ev.get("players"), int):
+            return ev["players"]
+    return None
+
+
+def _step_text(colour: Any, src: Any, dst: Any) -> str:
+    return f"{colour}:{src}-{dst}"
+
+
+class PegsAndJokersRenderer(Renderer):
+    def score_table(
+        self, entries: list[dict[str, JSON]]
+    ) -> tuple[list[str], list[list[str]]]:
+        players = _players(entries)
+        if players is None:
+            return list(_HEADER), []
+        board = _Board(players)
+        hits = [0] * players
+        turns = [0] * players
+        end: dict[str, Any] | None = None
+        for ev in _events(entries):
+            kind = ev.get("type")
+            seat = ev.get("seat")
+            if kind in ("move", "discard") and isinstance(seat, int) and 0 <= seat < players:
+                turns[seat] += 1
+                if kind == "move":
+                    board.apply_move(ev)
+                    hits[seat] += ev.get("hits", 0) if isinstance(ev.get("hits"), int) else 0
+            elif kind == "end":
+                end = ev
+        winners = end.get("winners", []) if end else []
+        rows = []
+        for seat in range(players):
+            rows.append([f"seat {seat}", str(seat % 2), str(board.home_count(seat)),
+                         str(hits[seat]), str(turns[seat]), ""])
+        for team in (0, 1):
+            seats = range(team, players, 2)
+            if end is None:
+                result = "unfinished"
+            elif end.get("status") == "win":
+                result = "win" if team in winners else "loss"
+            else:
+                result = str(end.get("status", "?"))
+            rows.append([
+                f"team {team}", str(team),
+                str(sum(board.home_count(s) for s in seats)),
+                str(sum(hits[s] for s in seats)), str(sum(turns[s] for s in seats)), result,
+            ])
+        if end is None:
+            summary = "unfinished"
+        elif end.get("status") == "win":
+            summary = f"team {','.join(map(str, winners))} wins ({end.get('reason', '')})"
+        else:
+            summary = f"{end.get('status', '?')} ({end.get('reason', '')})"
+        home = "-".join(str(sum(board.home_count(s) for s in range(t, players, 2))) for t in (0, 1))
+        rows.append(["all", "", home, str(sum(hits)), str(sum(turns)), summary])
+        return list(_HEADER), rows
+
+    def render(
+        self,
+        entries: list[dict[str, JSON]],
+        *,
+        seat: int | None = None,
+        deal: int | None = None,
+    ) -> list[str]:
+        if deal is not None and deal != 1:
+            return []  # one deal per game (PJ-3)
+        players = _players(entries)
+        if players is None:
+            return ["(no deal in this record)"]
+        board = _Board(players)
+        lines: list[str] = []
+        for ev in _events(entries):
+            kind = ev.get("type")
+            if kind == "deal":
+                lines.append(
+                    f"Pegs and Jokers: {players} players, {ev.get('holes', SIDE * players)} track holes, "
+                    f"{ev.get('cards', '?')} cards; dealer seat {ev.get('dealer', '?')}"
+                    + (f" (seat {seat}'s view)" if seat is not None else "")
+                )
+                lines.extend(board.drawing())
+            elif kind == "hand":
+                lines.append(f"  hand of seat {ev.get('seat', '?')}: {' '.join(map(str, ev.get('cards') or []))}")
+            elif kind == "turn":
+                lines.append(
+                    f"turn {ev.get('turn', '?')}: seat {ev.get('seat', '?')} (colour {ev.get('colour', '?')}) "
+                    f"draws {ev.get('drew', '?')}, {ev.get('draw_pile', '?')} left in the draw pile"
+                )
+            elif kind == "draw":
+                lines.append(f"  seat {ev.get('seat', '?')} drew {' '.join(map(str, ev.get('cards') or []))}")
+            elif kind == "reshuffle":
+                lines.append(f"  discard pile reshuffled into a new draw pile of {ev.get('draw_pile', '?')}")
+            elif kind == "discard":
+                lines.append(f"  seat {ev.get('seat', '?')} discards {ev.get('card', '?')} (no move)")
+            elif kind == "move":
+                colour = ev.get("colour", "?")
+                steps = []
+                hit_texts = []
+                for part in ev.get("parts") or []:
+                    if not isinstance(part, dict):
+                        continue
+                    peg = part.get("peg")
+                    if isinstance(peg, list) and len(peg) == 2:
+                        steps.append(_step_text(colour, peg[0], peg[1]))
+                    for hit in part.get("hits") or []:
+                        if isinstance(hit, list) and len(hit) == 3:
+                            where = "start" if hit[2] == "S" else f"its in-spot {hit[2]}"
+                            hit_texts.append(f"colour {hit[0]} peg on {hit[1]} to {where}")
+                line = f"  seat {ev.get('seat', '?')} plays {ev.get('card', '?')}: {','.join(steps)}"
+                if hit_texts:
+                    line += "  hits: " + "; ".join(hit_texts)
+                lines.append(line)
+                board.apply_move(ev)
+                lines.extend(board.drawing())
+            elif kind == "end":
+                scores = ev.get("scores") or []
+                score_text = "-".join(map(str, scores))
+                if ev.get("status") == "win":
+                    head = f"team {','.join(map(str, ev.get('winners') or []))} wins"
+                else:
+                    head = str(ev.get("status", "?"))
+                lines.append(
+                    f"game over after {ev.get('turns', '?')} turns: {head} ({ev.get('reason', '')}); "
+                    f"pegs home per team {score_text}"
+                )
+        if not any(isinstance(e, dict) and e.get("type") == "end" for e in _events(entries)):
+            lines.append("(record ends before the game did)")
+        return lines
+
+
+RENDERER = PegsAndJokersRenderer()

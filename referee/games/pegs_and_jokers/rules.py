@@ -654,12 +654,12 @@ class PegsAndJokersState(GameState):
                             second = self._forward_cached(c, b, y, gaps, cache)
                         for r2 in second:
                             b1 = r2[0][2]
+                            hits = r1[1:] + r2[1:]
+                            if len(hits) > 1:
+                                hits = tuple(sorted(hits))
                             if b1 == a:  # b took the hole a left: net, one peg moved
-                                key = ((b,), (a1,), r1[1:] + r2[1:])
+                                key = ((b,), (a1,), hits)
                             else:
-                                hits = r1[1:] + r2[1:]
-                                if len(hits) > 1:
-                                    hits = tuple(sorted(hits))
                                 key = (
                                     (a, b) if a < b else (b, a),
                                     (a1, b1) if a1 < b1 else (b1, a1),
