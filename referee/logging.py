@@ -30,5 +30,7 @@ def configure_logging(level: str = "warning", stream: TextIO | None = None) -> N
     )
 
 
-# Safe default as soon as the package is imported: stderr, warnings only.
-configure_logging()
+def ensure_configured() -> None:
+    """Apply the stderr default unless the application configured structlog itself."""
+    if not structlog.is_configured():
+        configure_logging()

@@ -23,6 +23,7 @@ from protocol import GameOverMsg, HelloMsg
 from protocol.codec import Violation, decode_bot_line, encode, encode_request
 from protocol.messages import ActionMsg, ReadyMsg, TimeLimits
 from referee.games import Event, Outcome, get_game
+from referee.logging import ensure_configured
 from referee.match.bot import BotFault, BotProcess
 from referee.match.record import RECORD_FORMAT, RecordWriter, event_entry_bytes
 from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult
@@ -66,6 +67,7 @@ class _Match:
         self.entries: list[dict[str, Any]] = []  # public entries kept for the score table
         self.decisions = 0
         self.bank = [limits.time_bank_s] * self.num_seats
+        self.wants_events = [True] * self.num_seats  # set from each bot's `ready`
         self.log = log.bind(game=self.spec.name, seed=seed)
 
     # -- record --------------------------------------------------------------
@@ -101,9 +103,10 @@ class _Match:
             if ev.to is None:
                 self.entries.append({"record": "event", "event": ev.data, "to": None})
             line = b'{"type":"event","event":' + ev_json + b"}\n"
-            seats = range(self.num_seats) if ev.to is None else ev.to
-            for s in seats:
-                outbox[s].append(line)
+            wants = self.wants_events
+            for s in (range(self.num_seats) if ev.to is None else ev.to):
+                if wants[s]:
+                    outbox[s].append(line)
 
     # -- the game --------------------------------------------------------------
 
@@ -227,6 +230,7 @@ class _Match:
         if faults:
             seat = min(faults)
             return seat, faults[seat]
+        self.wants_events = [p.wants_events for p in procs]
         self._write({"record": "ready", "names": [p.name for p in procs],
                      "events": [p.wants_events for p in procs]})
         return None
@@ -238,13 +242,19 @@ class _Match:
             raise BotFault(_VIOLATION_REASONS[msg.kind], msg.detail)
         return msg
 
-    async def _flush(self, procs: list[BotProcess], outbox: list[list[bytes]], extra: dict[int, bytes] | None = None) -> None:
+    @staticmethod
+    def _take_outbox(p: BotProcess, lines: list[bytes]) -> bytes:
+        payload = b"".join(lines) if (lines and p.wants_events) else b""
+        lines.clear()
+        return payload
+
+    async def _flush(self, procs: list[BotProcess], outbox: list[list[bytes]]) -> None:
+        """Send queued events to every seat that wants them (one write per seat)."""
         for s, lines in enumerate(outbox):
+            if not lines:
+                continue
             p = procs[s]
-            payload = b"".join(lines) if (lines and p.wants_events) else b""
-            if extra and s in extra:
-                payload += extra[s]
-            lines.clear()
+            payload = self._take_outbox(p, lines)
             if payload:
                 try:
                     await p.send(payload, self.limits.decision_s + self.bank[s])
@@ -267,15 +277,24 @@ class _Match:
                 if p.has_unread_line():
                     raise _SeatFault(seat, BotFault(FaultReason.UNEXPECTED_MESSAGE,
                                                     "wrote a line when no request was pending"))
-                await self._flush(procs, outbox, {seat: request})
+                payload = self._take_outbox(p, outbox[seat]) + request
+                await self._flush(procs, outbox)
                 t0 = trio.current_time()
+                sent = False
                 with trio.move_on_after(allowed) as scope:
                     try:
+                        await p.process.stdin.send_all(payload)
+                        sent = True
                         line = await p.receive_line()
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        raise _SeatFault(seat, await p._ended_fault()) from None
                     except BotFault as exc:
                         raise _SeatFault(seat, exc) from None
                 took = trio.current_time() - t0
                 if scope.cancelled_caught:
+                    if not sent:
+                        raise _SeatFault(seat, BotFault(
+                            FaultReason.NOT_READING, f"stdin stayed full for {allowed:.3f}s"))
                     raise _SeatFault(seat, BotFault(
                         FaultReason.TIMEOUT, f"no reply to request {rid} within {allowed:.3f}s"))
                 if took > limits.decision_s:
@@ -337,5 +356,6 @@ async def run_match(
     stderr_dir: Path | None = None,
 ) -> MatchResult:
     """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception."""
+    ensure_configured()
     match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir)
     return await match.run()

@@ -271,6 +271,64 @@ class SchmierState(GameState):
         )
         return state, events
 
+    @classmethod
+    def from_play(
+        cls,
+        dealer: int,
+        hands: Sequence[Sequence[str]],
+        trump: str,
+        declarer: int,
+        bid: int,
+        *,
+        scores: Sequence[int] = (0, 0, 0),
+        options: Mapping[str, Any] | None = None,
+        seed: int = 0,
+        deal: int = 1,
+        played: int = 1,
+    ) -> tuple[SchmierState, list[Event]]:
+        """A constructed position at the first lead of a deal (for tests and tools).
+
+        ``hands[s]`` are the six cards seat ``s`` plays; the 17 other cards
+        count as the dealer's face-down discards, as if every other seat had
+        said ``"done"``.  It does not check that an exchange could have
+        produced these hands (SC-5); ``from_deal`` plays the real exchange.
+        The events are those of a deal whose bidding and exchange were skipped.
+        """
+        if not 0 <= declarer < NUM_SEATS or not MIN_BID <= bid <= MAX_BID or trump not in SUITS:
+            raise ValueError("from_play needs a declarer seat, a bid 3..6 and a trump suit")
+        if len(hands) != NUM_SEATS or any(len(h) != HAND_SIZE for h in hands):
+            raise ValueError("from_play needs six hands of six cards")
+        cards = [c for h in hands for c in h]
+        if any(c not in CARD_INDEX for c in cards) or len(set(cards)) != len(cards):
+            raise ValueError("from_play hands must be distinct Schmier cards")
+        rest = [c for c in CARDS if c not in set(cards)]
+        state, events = cls.from_deal(
+            dealer,
+            hands,
+            rest,
+            scores=scores,
+            options=options,
+            seed=seed,
+            deal=deal,
+            played=played - 1,
+        )
+        state.bids = [(declarer, bid)]
+        state.high = bid
+        state.declarer = declarer
+        state.played = played
+        state.trump = t = SUITS.index(trump)
+        state._eff = EFFECTIVE[t]
+        state.stock = []
+        state.discards[dealer] = rest
+        state.discard_counts = [0] * NUM_SEATS
+        state.draw_counts = [0] * NUM_SEATS
+        state.discard_counts[dealer] = state.draw_counts[dealer] = len(rest)
+        state.phase = PLAY
+        state.leader = state.actor = declarer
+        events.append(Event({"type": "contract", "declarer": declarer, "bid": bid}))
+        events.append(Event({"type": "trump", "seat": declarer, "trump": trump}))
+        return state, events
+
     def _shuffle_and_deal(self, events: list[Event]) -> None:
         deck = list(CARDS)
         self._rng.shuffle(deck)
