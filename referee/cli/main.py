@@ -40,7 +40,7 @@ else:
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except UserError as exc:
         print(f"referee: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
@@ -52,17 +52,19 @@ def main() -> None:
     except KeyboardInterrupt:
         print("referee: interrupted", file=sys.stderr)
         sys.exit(130)
-    except Exception as exc:  # click usage errors and our own bugs
-        import click
-
-        if isinstance(exc, click.ClickException):
-            print(f"referee: error: {exc.format_message()}", file=sys.stderr)
+    except Exception as exc:  # usage errors (click's, vendored by typer) and our own bugs
+        format_message = getattr(exc, "format_message", None)
+        if callable(format_message) and isinstance(getattr(exc, "exit_code", None), int):
+            message = format_message()
+            if message:
+                print(f"referee: error: {message}", file=sys.stderr)
             sys.exit(exc.exit_code)
         if os.environ.get("REFEREE_DEBUG"):
             raise
         print(f"referee: internal error: {type(exc).__name__}: {exc} (set REFEREE_DEBUG=1 for a traceback)",
               file=sys.stderr)
         sys.exit(70)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,3 @@
+from referee.cli.main import main
+
+main()
