@@ -1,0 +1,141 @@
+"""`referee run [TOURNAMENT.toml] [flags]`: a round-robin tournament.
+
+Settings come from the tournament file, and flags override them (or replace
+the file entirely): ``--entrant NAME=COMMAND`` adds an entrant whose command
+runs in the current directory; ``--output`` is relative to the current
+directory, while paths inside the file are relative to the file's folder.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import trio
+import typer
+from rich.console import Console
+
+from referee.cli.common import make_console, parse_option_pairs
+from referee.cli.errors import UserError
+from tournaments.config import ConfigError, Tournament, load_file, parse, resolve
+from tournaments.report import PlainProgress, RichProgress, print_standings, write_standings
+from tournaments.runner import open_output, run_tournament
+
+
+def build_tournament(
+    file: Path | None,
+    *,
+    game: str | None = None,
+    players: int | None = None,
+    options: list[str] = (),
+    entrants: list[str] = (),
+    seed: int | None = None,
+    games_per_pairing: int | None = None,
+    jobs: int | None = None,
+    output: Path | None = None,
+    decision_ms: int | None = None,
+    handshake_ms: int | None = None,
+    time_bank_ms: int | None = None,
+    cwd: Path | None = None,
+) -> Tournament:
+    """The file's settings with the flags applied on top, resolved and checked."""
+    cwd = cwd or Path.cwd()
+    try:
+        data: dict[str, Any] = load_file(file) if file is not None else {}
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+    flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
+             "jobs": jobs}
+    data.update({k: v for k, v in flags.items() if v is not None})
+    if output is not None:
+        data["output"] = str(cwd / output)
+    if options:
+        data["options"] = {**data.get("options", {}), **parse_option_pairs(list(options))}
+    limits = {"decision_s": decision_ms, "handshake_s": handshake_ms, "time_bank_s": time_bank_ms}
+    if any(v is not None for v in limits.values()):
+        data["limits"] = {**data.get("limits", {}),
+                          **{k: v / 1000 for k, v in limits.items() if v is not None}}
+    if entrants:
+        data["entrants"] = [*data.get("entrants", []), *(_entrant_flag(e, cwd) for e in entrants)]
+    if "game" not in data:
+        raise UserError("no game: give a tournament file or --game (back-alley, schmier, pegs-and-jokers)")
+    if not data.get("entrants"):
+        raise UserError("no entrants: list [[entrants]] in the tournament file or give --entrant NAME=COMMAND")
+    try:
+        config = parse(data, str(file) if file is not None else "settings")
+        return resolve(config, file.parent if file is not None else cwd)
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _entrant_flag(text: str, cwd: Path) -> dict[str, Any]:
+    name, sep, command = text.partition("=")
+    if not sep or not name.strip() or not command.strip():
+        raise UserError(f"--entrant {text!r}: expected NAME=COMMAND, e.g. rnd='python3 sample_bots/random_bot.py'")
+    return {"name": name.strip(), "command": command.strip(), "cwd": str(cwd)}
+
+
+def describe_plan(t: Tournament, done: int) -> str:
+    from math import comb, factorial
+
+    pairings = comb(len(t.entrants), t.num_teams)
+    seatings = factorial(t.num_teams)
+    resumed = f"; resuming, {done} already played" if done else ""
+    return (f"{t.game}: {len(t.entrants)} entrants, {pairings} pairings x {t.games_per_pairing} deals x "
+            f"{seatings} seatings = {t.total_games()} games; jobs {t.jobs}; output {t.output}{resumed}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def run(
+        tournament: Annotated[Optional[Path], typer.Argument(
+            help="Tournament file (TOML). Optional when --game and --entrant give the settings.")] = None,
+        jobs: Annotated[Optional[int], typer.Option(
+            "--jobs", "-j", min=1, help="Games played at once (default: the file's, else the number of cores).")] = None,
+        output: Annotated[Optional[Path], typer.Option(
+            help="Output directory; an existing one is resumed.")] = None,
+        seed: Annotated[Optional[int], typer.Option(help="Tournament seed (all deal seeds derive from it).")] = None,
+        game: Annotated[Optional[str], typer.Option(help="back-alley, schmier or pegs-and-jokers.")] = None,
+        players: Annotated[Optional[int], typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
+        option: Annotated[list[str], typer.Option(
+            "--option", "-o", help="Game option KEY=VALUE (repeatable).")] = [],
+        entrant: Annotated[list[str], typer.Option(
+            "--entrant", "-e", help="Add an entrant NAME=COMMAND, run in the current directory (repeatable).")] = [],
+        games_per_pairing: Annotated[Optional[int], typer.Option(
+            "--games-per-pairing", "-n", min=1,
+            help="Deal seeds per pairing; each is played in every seating of the pairing.")] = None,
+        decision_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit per decision, in ms.")] = None,
+        handshake_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit for a bot's ready, in ms.")] = None,
+        time_bank_ms: Annotated[Optional[int], typer.Option(min=0, help="Extra time per bot per game, in ms.")] = None,
+        quiet: Annotated[bool, typer.Option(
+            "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
+        dry_run: Annotated[bool, typer.Option(
+            "--dry-run", help="Check the settings, print the plan and stop.")] = False,
+    ) -> None:
+        """Run a round-robin tournament with duplicate deals, in parallel, resumable."""
+        t = build_tournament(
+            tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
+            games_per_pairing=games_per_pairing, jobs=jobs, output=output, decision_ms=decision_ms,
+            handshake_ms=handshake_ms, time_bank_ms=time_bank_ms,
+        )
+        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        if dry_run:
+            err.print(describe_plan(t, 0), markup=False)
+            return
+        try:
+            done = open_output(t)
+        except ConfigError as exc:
+            raise UserError(str(exc)) from None
+        err.print(describe_plan(t, len(done)), markup=False)
+        progress = PlainProgress() if quiet or not err.is_terminal else RichProgress(err)
+        try:
+            outcome = trio.run(lambda: run_tournament(t, progress=progress, done=done))
+        except KeyboardInterrupt:
+            print(f"referee: interrupted; finished games are kept in {t.output}; "
+                  "run the same command again to resume", file=sys.stderr)
+            raise typer.Exit(code=130) from None
+        json_path, csv_path = write_standings(t.output, outcome.standings)
+        print_standings(outcome.standings.to_json(), make_console())
+        err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
+                  markup=False)

@@ -1,0 +1,353 @@
+"""The tournament file: pydantic models, TOML loading and resolution.
+
+``load_file(path)`` reads the TOML into a plain dict, ``parse(data)``
+validates it into a ``TournamentConfig`` and ``resolve(config, base_dir)``
+checks it against the game registry and the file system and returns the
+``Tournament`` the runner plays.  Every problem is a ``ConfigError`` whose
+message is one line fit to show the user.
+
+Relative paths in a file (``output``, an entrant's ``cwd``) are relative to
+the file's folder, so a tournament file works from any current directory; an
+entrant's commands run in its ``cwd``, by default that folder.
+
+Placeholders in an entrant's ``command`` and ``args``, replaced per seat:
+``{seed}`` a seed for the bot's own randomness (from the deal seed, the
+seat and the entrant's name, see ``schedule.bot_seed``), ``{seat}`` the seat number, ``{game}`` the
+game id.  Nothing else in braces is touched.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+
+from referee.games import GAMES, GameError, GameSpec, get_game
+from referee.match.types import BotSpec, Limits
+
+from .schedule import ScheduledGame, bot_seed, schedule, total_games
+
+_DEFAULT_LIMITS = Limits()
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php", ".R", ".jl")
+
+
+class ConfigError(ValueError):
+    """The tournament settings are wrong: the user's fault, one line of text."""
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+
+EntrantName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+
+
+class EntrantConfig(_Model):
+    """One bot program.  ``command`` is a command line (split like a shell
+    would, without running one) or a list of arguments; ``args`` are appended."""
+
+    name: EntrantName
+    command: str | list[str]
+    args: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+
+    @field_validator("command")
+    @classmethod
+    def _not_empty(cls, value: str | list[str]) -> str | list[str]:
+        argv = shlex.split(value) if isinstance(value, str) else value
+        if not argv or not argv[0]:
+            raise ValueError("the command is empty")
+        return value
+
+    def argv(self) -> tuple[str, ...]:
+        base = shlex.split(self.command) if isinstance(self.command, str) else list(self.command)
+        return (*base, *self.args)
+
+
+class LimitsConfig(_Model):
+    """Per-bot limits; 0 for ``memory_mb`` or ``cpu_s`` means no cap."""
+
+    handshake_s: float = Field(_DEFAULT_LIMITS.handshake_s, gt=0)
+    decision_s: float = Field(_DEFAULT_LIMITS.decision_s, gt=0)
+    time_bank_s: float = Field(_DEFAULT_LIMITS.time_bank_s, ge=0)
+    memory_mb: int = Field(_DEFAULT_LIMITS.memory_mb or 0, ge=0)
+    cpu_s: int = Field(_DEFAULT_LIMITS.cpu_s or 0, ge=0)
+    max_line_bytes: int = Field(_DEFAULT_LIMITS.max_line_bytes, ge=1024)
+
+    def to_limits(self) -> Limits:
+        return Limits(
+            handshake_s=self.handshake_s,
+            decision_s=self.decision_s,
+            time_bank_s=self.time_bank_s,
+            memory_mb=self.memory_mb or None,
+            cpu_s=self.cpu_s or None,
+            max_line_bytes=self.max_line_bytes,
+        )
+
+
+class TournamentConfig(_Model):
+    """The tournament file as written.  ``games_per_pairing`` counts deal
+    seeds: each is played once per arrangement of the pairing's entrants over
+    the teams (2 for two-team games, 6 for Schmier)."""
+
+    game: str
+    players: int | None = Field(None, description="shortcut for options.players")
+    options: dict[str, Any] = Field(default_factory=dict)
+    seed: int = 0
+    games_per_pairing: int = Field(1, ge=1)
+    jobs: int | None = Field(None, ge=1)
+    output: str | None = None
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    entrants: list[EntrantConfig] = Field(min_length=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    name: str
+    argv: tuple[str, ...]
+    cwd: Path
+
+    def bot_spec(self, *, seat: int, game_seed: int, game_id: int) -> BotSpec:
+        values = {"{seed}": str(bot_seed(game_seed, seat, self.name)), "{seat}": str(seat), "{game}": str(game_id)}
+
+        def fill(arg: str) -> str:
+            for key, value in values.items():
+                arg = arg.replace(key, value)
+            return arg
+
+        return BotSpec(name=self.name, command=tuple(fill(a) for a in self.argv), cwd=str(self.cwd))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "argv": list(self.argv), "cwd": str(self.cwd)}
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    """A resolved, checked tournament: everything the runner needs."""
+
+    game: str
+    options: dict[str, Any]
+    rules_version: str
+    num_seats: int
+    num_teams: int
+    seed: int
+    games_per_pairing: int
+    limits: Limits
+    entrants: tuple[Entrant, ...]
+    output: Path
+    jobs: int
+    _schedule: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.entrants)
+
+    def entrant(self, name: str) -> Entrant:
+        return next(e for e in self.entrants if e.name == name)
+
+    def schedule(self) -> list[ScheduledGame]:
+        if not self._schedule:
+            self._schedule.extend(schedule(self.names, self.num_teams, self.games_per_pairing, self.seed))
+        return self._schedule
+
+    def total_games(self) -> int:
+        return total_games(len(self.entrants), self.num_teams, self.games_per_pairing)
+
+    def bots(self, game: ScheduledGame) -> list[BotSpec]:
+        return [
+            self.entrant(name).bot_spec(seat=seat, game_seed=game.seed, game_id=game.id)
+            for seat, name in enumerate(game.seat_entrants(self.num_seats))
+        ]
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that decides the results; must match to resume a run."""
+        return {
+            "game": self.game,
+            "rules_version": self.rules_version,
+            "options": self.options,
+            "seed": self.seed,
+            "games_per_pairing": self.games_per_pairing,
+            "limits": self.limits.to_json(),
+            "entrants": [e.to_json() for e in self.entrants],
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.identity(),
+            "num_seats": self.num_seats,
+            "num_teams": self.num_teams,
+            "total_games": self.total_games(),
+            "jobs": self.jobs,
+            "output": str(self.output),
+        }
+
+
+# ---------------------------------------------------------------------------
+
+
+def load_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such tournament file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a tournament file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def parse(data: Mapping[str, Any], source: str = "tournament") -> TournamentConfig:
+    try:
+        return TournamentConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: {format_validation_error(exc)}") from None
+
+
+def format_validation_error(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown setting"
+        elif err["type"] == "string_pattern_mismatch" and "name" in loc:
+            msg = "names use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)"
+        parts.append(f"{loc}: {msg}")
+    return "; ".join(parts)
+
+
+def resolve(
+    config: TournamentConfig,
+    base_dir: Path,
+    *,
+    games: Mapping[str, GameSpec] | None = None,
+    check_commands: bool = True,
+) -> Tournament:
+    """Check ``config`` against the game registry (and the file system) and
+    resolve relative paths against ``base_dir``."""
+    registry = GAMES if games is None else games
+    spec = _game_spec(config.game, registry)
+    options = dict(config.options)
+    if config.players is not None:
+        if "players" in options and options["players"] != config.players:
+            raise ConfigError(f"players = {config.players} contradicts options.players = {options['players']}")
+        options["players"] = config.players
+    try:
+        options = spec.normalize_options(options)
+        num_seats, num_teams = spec.num_seats(options), spec.num_teams(options)
+    except GameError as exc:
+        raise ConfigError(f"{config.game} options: {exc}") from None
+
+    names = [e.name for e in config.entrants]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ConfigError(f"entrant names must be distinct: {', '.join(dupes)} appears more than once")
+    if len(names) < num_teams:
+        raise ConfigError(
+            f"{spec.name} has {num_teams} teams, so a round robin needs at least {num_teams} entrants"
+            f" (got {len(names)})"
+        )
+
+    base_dir = base_dir.resolve()
+    entrants = []
+    for ec in config.entrants:
+        cwd = (base_dir / ec.cwd).resolve() if ec.cwd else base_dir
+        entrant = Entrant(ec.name, ec.argv(), cwd)
+        if check_commands:
+            check_entrant(entrant)
+        entrants.append(entrant)
+
+    output = Path(config.output) if config.output else Path("runs") / f"{spec.name}-seed{config.seed}"
+    return Tournament(
+        game=spec.name,
+        options=options,
+        rules_version=str(getattr(spec, "rules_version", "")),
+        num_seats=num_seats,
+        num_teams=num_teams,
+        seed=config.seed,
+        games_per_pairing=config.games_per_pairing,
+        limits=config.limits.to_limits(),
+        entrants=tuple(entrants),
+        output=(base_dir / output).resolve() if not output.is_absolute() else output,
+        jobs=config.jobs or default_jobs(),
+    )
+
+
+def _game_spec(name: str, registry: Mapping[str, GameSpec]) -> GameSpec:
+    if registry is GAMES:
+        try:
+            return get_game(name)
+        except GameError as exc:
+            raise ConfigError(str(exc)) from None
+    if name not in registry:
+        known = ", ".join(sorted(registry)) or "none"
+        raise ConfigError(f"unknown game {name!r} (known: {known})")
+    return registry[name]
+
+
+def check_entrant(entrant: Entrant) -> None:
+    """Refuse, before any game starts, a command that cannot possibly run:
+    a missing working directory, program, or script file."""
+    where = f"entrant {entrant.name!r}"
+    if not entrant.cwd.is_dir():
+        raise ConfigError(f"{where}: working directory {entrant.cwd} does not exist")
+    program = entrant.argv[0]
+    if "{" in program:
+        return  # placeholder in the program name: checked when it runs
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = entrant.cwd / program
+        if not path.is_file():
+            raise ConfigError(f"{where}: command {program!r} not found (looked in {entrant.cwd})")
+        if not os.access(path, os.X_OK):
+            raise ConfigError(f"{where}: command {program!r} is not executable")
+    elif shutil.which(program) is None:
+        raise ConfigError(f"{where}: command {program!r} not found on PATH")
+    # `python3 bot.py`: the interpreter exists, the script must too.
+    script = next((a for a in entrant.argv[1:] if not a.startswith("-")), None)
+    if script and script.endswith(SCRIPT_SUFFIXES) and "{" not in script:
+        if not (entrant.cwd / script).is_file():
+            raise ConfigError(f"{where}: script {script!r} not found (looked in {entrant.cwd})")
+
+
+def describe_differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Human-readable list of what differs between two JSON-like values."""
+    out: list[str] = []
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        for key in sorted(set(old) | set(new), key=str):
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if key not in old:
+                out.append(f"{name} added ({_short(new[key])})")
+            elif key not in new:
+                out.append(f"{name} removed (was {_short(old[key])})")
+            else:
+                out.extend(describe_differences(old[key], new[key], name))
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new)):
+            out.extend(describe_differences(a, b, f"{prefix}[{i}]"))
+        return out
+    if old != new:
+        out.append(f"{prefix or 'value'} was {_short(old)}, now {_short(new)}")
+    return out
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

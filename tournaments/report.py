@@ -1,0 +1,231 @@
+"""Presentation: progress display, standings tables, standings.json / .csv.
+
+Progress goes to stderr (a live rich bar on a terminal, plain lines
+otherwise); the standings table is the command's output and goes to stdout.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from .results import GameResult
+from .runner import write_atomic
+from .standings import Standings
+
+CSV_COLUMNS = [
+    "rank", "name", "games", "wins", "draws", "losses", "aborted", "forfeits", "forfeits_by_reason",
+    "opponent_forfeits", "win_rate", "win_rate_lo", "win_rate_hi", "score_diff", "score_diff_lo",
+    "score_diff_hi", "score_diff_games", "mu", "sigma", "rating",
+]
+
+
+# ---------------------------------------------------------------------------
+# Files
+
+
+def write_standings(output: Path, standings: Standings) -> tuple[Path, Path]:
+    data = standings.to_json()
+    json_path, csv_path = output / "standings.json", output / "standings.csv"
+    write_atomic(json_path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_atomic(csv_path, standings_csv(data).encode("utf-8"))
+    return json_path, csv_path
+
+
+def standings_csv(data: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for e in data["entrants"]:
+        wr, sd, rt = e["win_rate"], e["score_diff"], e["rating"]
+        reasons = " ".join(f"{k}={v}" for k, v in e["forfeits_by_reason"].items())
+        w.writerow([
+            e["rank"], e["name"], e["games"], e["wins"], e["draws"], e["losses"], e["aborted"],
+            e["forfeits"], reasons, e["opponent_forfeits"],
+            _csv(wr["value"]), _csv(wr["lo"]), _csv(wr["hi"]),
+            _csv(sd["value"]), _csv(sd["lo"]), _csv(sd["hi"]), sd["games"],
+            _csv(rt["mu"]), _csv(rt["sigma"]), _csv(rt["ordinal"]),
+        ])
+    return buf.getvalue()
+
+
+def _csv(x: float | None) -> str:
+    return "" if x is None else f"{x:.6g}"
+
+
+# ---------------------------------------------------------------------------
+# Tables
+
+
+def _num(x: float | None, fmt: str = "{:+.1f}") -> str:
+    return "–" if x is None else fmt.format(x)
+
+
+def _ci(iv: dict[str, float | None], fmt: str) -> str:
+    if iv["value"] is None:
+        return "–"
+    if iv["lo"] is None:
+        return fmt.format(iv["value"])
+    return f"{fmt.format(iv['value'])} [{fmt.format(iv['lo'])}, {fmt.format(iv['hi'])}]"
+
+
+def _pct(iv: dict[str, float | None]) -> str:
+    if iv["value"] is None:
+        return "–"
+    return f"{iv['value']:.0%} [{iv['lo']:.0%}, {iv['hi']:.0%}]"
+
+
+def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Table]:
+    played, total = data["games_played"], data["games_total"]
+    caption = None if data["complete"] else f"incomplete: {played} of {total} games"
+    main = Table(title=f"{title} ({played} games)", caption=caption, header_style="bold")
+    for col, justify in [("#", "right"), ("entrant", "left"), ("games", "right"), ("W-D-L", "right"),
+                         ("win rate [95% Wilson]", "right"), ("score diff/game [95% CI]", "right"),
+                         ("rating μ±σ", "right"), ("forfeits", "left")]:
+        main.add_column(col, justify=justify, no_wrap=True)
+    for e in data["entrants"]:
+        reasons = ", ".join(f"{k} {v}" for k, v in e["forfeits_by_reason"].items()) or "–"
+        rt = e["rating"]
+        main.add_row(
+            str(e["rank"]), e["name"], str(e["games"]), f"{e['wins']}-{e['draws']}-{e['losses']}",
+            _pct(e["win_rate"]),
+            _ci(e["score_diff"], "{:+.1f}"),
+            f"{rt['mu']:.1f}±{rt['sigma']:.1f}",
+            reasons,
+        )
+    tables = [main]
+
+    names = [e["name"] for e in data["entrants"]]
+    h2h = data["head_to_head"]
+    if len(names) > 1:
+        cross = Table(title="Head to head (row's W-D-L against column)", header_style="bold")
+        cross.add_column("", no_wrap=True)
+        for n in names:
+            cross.add_column(n, justify="right", no_wrap=True)
+        for a in names:
+            cells = []
+            for b in names:
+                r = h2h[a].get(b) if a != b else None
+                cells.append("·" if r is None or not r["games"] else f"{r['wins']}-{r['draws']}-{r['losses']}")
+            cross.add_row(a, *cells)
+        tables.append(cross)
+
+    if data["paired"]:
+        paired = Table(title="Duplicate deals (A's mean score minus B's per deal, every seating)",
+                       header_style="bold")
+        for col, justify in [("A", "left"), ("B", "left"), ("deals", "right"), ("A better-equal-B better", "right"),
+                             ("mean diff [95% CI]", "right"), ("left out (forfeit)", "right")]:
+            paired.add_column(col, justify=justify, no_wrap=True)
+        for p in data["paired"]:
+            paired.add_row(p["a"], p["b"], str(p["deals"]), f"{p['a_better']}-{p['equal']}-{p['b_better']}",
+                           _ci(p["mean_diff"], "{:+.1f}"), str(p["excluded_deals"]))
+        tables.append(paired)
+    return tables
+
+
+def print_standings(data: dict[str, Any], console: Console) -> None:
+    for table in standings_tables(data):
+        console.print(table)
+
+
+# ---------------------------------------------------------------------------
+# Progress
+
+
+class RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("– games/min" if not speed else f"{speed * 60:.1f} games/min", style="progress.data.speed")
+
+
+class RichProgress:
+    """Live bar on stderr: done/total, rate, ETA, faults so far."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self.progress = Progress(
+            TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+            TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(),
+            TextColumn("faults {task.fields[faults]}"),
+            console=self.console, transient=False,
+        )
+        self.task = None
+        self.faults = 0
+
+    def start(self, *, total: int, done: int, faults: int) -> None:
+        self.faults = faults
+        self.progress.start()
+        # Created with the resumed games already completed: rich measures speed
+        # (and so the ETA) from advances only, i.e. from this run's games.
+        self.task = self.progress.add_task("games", total=total, completed=done, faults=faults)
+
+    def advance(self, result: GameResult) -> None:
+        if result.fault is not None:
+            self.faults += 1
+            f = result.fault
+            self.progress.console.print(
+                f"game {result.game_id}: {f.entrant} (seat {f.seat}) forfeits: {f.reason}: {f.message}",
+                markup=False, highlight=False)
+        self.progress.update(self.task, advance=1, faults=self.faults)
+
+    def finish(self) -> None:
+        self.progress.stop()
+
+
+class PlainProgress:
+    """Plain lines on a stream, at most one every ``interval`` seconds (and
+    one per fault, and one at the end)."""
+
+    def __init__(self, stream: TextIO | None = None, interval: float = 5.0) -> None:
+        self.stream = stream or sys.stderr
+        self.interval = interval
+        self.total = self.done = self.faults = self.start_done = 0
+        self.t0 = self.last = 0.0
+        self.reasons: Counter[str] = Counter()
+
+    def _line(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+    def start(self, *, total: int, done: int, faults: int) -> None:
+        self.total, self.done, self.start_done, self.faults = total, done, done, faults
+        self.t0 = self.last = time.monotonic()
+        resumed = f", {done} already done" if done else ""
+        self._line(f"tournament: {total} games{resumed}")
+
+    def status(self) -> str:
+        elapsed = time.monotonic() - self.t0
+        n = self.done - self.start_done
+        rate = n / elapsed * 60 if elapsed > 0 and n else 0.0
+        eta = (self.total - self.done) / (rate / 60) if rate else None
+        pct = 100 * self.done / self.total if self.total else 100.0
+        eta_text = "–" if eta is None else time.strftime("%H:%M:%S", time.gmtime(eta))
+        return (f"games {self.done}/{self.total} ({pct:.0f}%)  {rate:.1f} games/min  "
+                f"ETA {eta_text}  faults {self.faults}")
+
+    def advance(self, result: GameResult) -> None:
+        self.done += 1
+        if result.fault is not None:
+            self.faults += 1
+            f = result.fault
+            self._line(f"game {result.game_id}: {f.entrant} (seat {f.seat}) forfeits: {f.reason}: {f.message}")
+        now = time.monotonic()
+        if now - self.last >= self.interval and self.done < self.total:
+            self.last = now
+            self._line(self.status())
+
+    def finish(self) -> None:
+        self._line(self.status())
