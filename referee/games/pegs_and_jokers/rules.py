@@ -291,11 +291,11 @@ class PegsAndJokersState(GameState):
         if len(parsed.steps) == 2:
             swapped = f"{parsed.card} {parsed.steps[1].text()},{parsed.steps[0].text()}"
             if swapped in self._legal:  # type: ignore[operator]
-                # Same move only if this order is legal too and ends the same;
-                # either way only the listed text is accepted.
+                # Only the listed text of a move is accepted (PJ-5.4: two orders
+                # that end alike are one move, listed once).
                 raise IllegalAction(
-                    f"{action!r} is not in the legal list; if this order is legal it is "
-                    f"the same move as {swapped!r} (PJ-5.4), send that text"
+                    f"{action!r} is not in the legal list, which has these parts in the "
+                    f"other order: {swapped!r} (PJ-5.4)"
                 )
         raise IllegalAction(f"{action!r} is not a legal move now (colour {self.colour})")
 
