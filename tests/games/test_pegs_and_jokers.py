@@ -605,7 +605,7 @@ def test_PJ_9_the_first_team_with_every_peg_home_wins_at_once():
     s = position({0: ["T2", "H2", "H3", "H4", "H5"], 2: ALL_HOME, 1: ["H1", "H2"], 3: ["H5"]}, ["2C"])
     events = s.apply("2C 0:T2-H1")
     end = events[-1].data
-    assert end["type"] == "end" and end["status"] == "win" and end["winners"] == [0]
+    assert end["type"] == "game_over" and end["status"] == "win" and end["winners"] == [0]
     assert end["scores"] == [10, 3] and end["reason"] == "all_pegs_home"
     out = s.outcome()
     assert (out.status, out.winners, out.scores, out.reason) == ("win", (0,), (10, 3), "all_pegs_home")
@@ -628,7 +628,7 @@ def test_PJ_9_ruling_max_turns_ends_the_game_as_a_draw():
         events = state.apply(rng.choice(state.legal_actions()))
     out = state.outcome()
     assert out.status == "draw" and out.winners == () and out.reason == "max_turns"
-    assert out.scores == (0, 0) and events[-1].data["type"] == "end"
+    assert out.scores == (0, 0) and events[-1].data["type"] == "game_over"
 
 
 # -- perft: known legal-move counts, counted by hand ---------------------------------------------------

@@ -108,6 +108,6 @@ def test_render_copes_with_truncation_odd_entries_and_a_deal_filter():
     assert RENDERER.render(entries, deal=1) == RENDERER.render(entries)
     assert RENDERER.render([]) == ["(no deal in this record)"]
     junk = cut[:3] + [{"record": "event", "event": {"type": "move", "parts": [None, {"peg": 3}]}},
-                      {"record": "fault"}, "garbage", {"record": "event", "event": {"type": "end"}}]
+                      {"record": "fault"}, "garbage", {"record": "event", "event": {"type": "game_over"}}]
     RENDERER.render(junk)
     RENDERER.score_table(junk)

@@ -122,7 +122,7 @@ class PegsAndJokersRenderer(Renderer):
                 if kind == "move":
                     board.apply_move(ev)
                     hits[seat] += ev.get("hits", 0) if isinstance(ev.get("hits"), int) else 0
-            elif kind == "end":
+            elif kind == "game_over":
                 end = ev
         winners = end.get("winners", []) if end else []
         rows = []
@@ -208,7 +208,7 @@ class PegsAndJokersRenderer(Renderer):
                 lines.append(line)
                 board.apply_move(ev)
                 lines.extend(board.drawing())
-            elif kind == "end":
+            elif kind == "game_over":
                 scores = ev.get("scores") or []
                 score_text = "-".join(map(str, scores))
                 if ev.get("status") == "win":
@@ -219,7 +219,7 @@ class PegsAndJokersRenderer(Renderer):
                     f"game over after {ev.get('turns', '?')} turns: {head} ({ev.get('reason', '')}); "
                     f"pegs home per team {score_text}"
                 )
-        if not any(isinstance(e, dict) and e.get("type") == "end" for e in _events(entries)):
+        if not any(isinstance(e, dict) and e.get("type") == "game_over" for e in _events(entries)):
             lines.append("(record ends before the game did)")
         return lines
 

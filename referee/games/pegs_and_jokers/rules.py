@@ -310,7 +310,7 @@ class PegsAndJokersState(GameState):
         )
         self._legal = self._legal_list = None
         events.append(Event({
-            "type": "end", "status": status, "winners": list(winners), "scores": list(scores),
+            "type": "game_over", "status": status, "winners": list(winners), "scores": list(scores),
             "reason": reason, "turns": self.turn, "pegs": self.peg_texts(),
         }))
 
