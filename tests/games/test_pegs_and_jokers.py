@@ -333,7 +333,9 @@ def test_PJ_5_2_a_peg_cannot_come_out_onto_its_own_peg():
     assert s.legal_actions() == ["KS 0:T8-T18"]
 
 
-@pytest.mark.parametrize("card,steps", [("2C", 2), ("3D", 3), ("4H", 4), ("5S", 5), ("6C", 6), ("9D", 9), ("TH", 10)])
+@pytest.mark.parametrize(
+    "card,steps", [("2C", 2), ("3D", 3), ("4H", 4), ("5S", 5), ("6C", 6), ("9D", 9), ("TH", 10)]
+)
 def test_PJ_5_3_number_cards_move_forward_their_value(card, steps):
     s = position({0: ["T30"]}, [card])
     assert s.legal_actions() == [f"{card} 0:T30-T{30 + steps}"]  # no coming out with these

@@ -206,7 +206,9 @@ def random_position(rng: random.Random, players: int) -> PegsAndJokersState:
     deck = deck_for(players)
     weighted = ["7C", "7D", "JK", "8S", "AH", "KD"] * 3 + sorted(set(deck))
     hand = [rng.choice(weighted) for _ in range(6)]
-    return PegsAndJokersState.from_position(players, pegs=pegs, hands={to_act: hand}, to_act=to_act, seed=rng.randrange(10**6))
+    return PegsAndJokersState.from_position(
+        players, pegs=pegs, hands={to_act: hand}, to_act=to_act, seed=rng.randrange(10**6)
+    )
 
 
 @pytest.mark.parametrize("players", [4, 6, 8])

@@ -176,10 +176,12 @@ class PegsAndJokersRenderer(Renderer):
                 )
                 lines.extend(board.drawing())
             elif kind == "hand":
-                lines.append(f"  hand of seat {ev.get('seat', '?')}: {' '.join(map(str, ev.get('cards') or []))}")
+                cards = " ".join(map(str, ev.get("cards") or []))
+                lines.append(f"  hand of seat {ev.get('seat', '?')}: {cards}")
             elif kind == "turn":
                 lines.append(
-                    f"turn {ev.get('turn', '?')}: seat {ev.get('seat', '?')} (colour {ev.get('colour', '?')}) "
+                    f"turn {ev.get('turn', '?')}: seat {ev.get('seat', '?')} "
+                    f"(colour {ev.get('colour', '?')}) "
                     f"draws {ev.get('drew', '?')}, {ev.get('draw_pile', '?')} left in the draw pile"
                 )
             elif kind == "draw":

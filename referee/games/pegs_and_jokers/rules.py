@@ -29,7 +29,6 @@ from ..base import (
     GameSpec,
     GameState,
     IllegalAction,
-    InvalidAction,
     InvalidOptions,
     Outcome,
 )
@@ -462,7 +461,7 @@ class PegsAndJokersState(GameState):
         movable = sorted(p for p in pegs_c if p >= 0)
         has_start = START in pegs_c
         gaps = self._gaps(track)
-        fwd: dict[int, list] = {}  # 16·p + n -> forward parts, shared by the card kinds
+        fwd: dict[int, list] = {}  # 16·p + n -> forward parts (for the 7)
         prefix = f"{c}:"
         cards = sorted(set(self.hands[self.seat]))
         by_kind: dict[Any, tuple[list[str], list]] = {}
@@ -480,7 +479,7 @@ class PegsAndJokersState(GameState):
                 elif kind == "8":
                     moves = self._back_moves(c, track)
                 else:
-                    moves = self._step_moves(c, kind, movable, gaps, has_start, fwd)
+                    moves = self._step_moves(c, kind, movable, gaps, has_start)
                 suffixes = [
                     prefix + names[m[0][0][1] + 1] + "-" + names[m[0][0][2] + 1]
                     if len(m) == 1 else
@@ -515,7 +514,7 @@ class PegsAndJokersState(GameState):
         return out
 
     def _step_moves(self, c: int, kind: Any, movable: list[int], gaps: dict[int, int],
-                    has_start: bool, cache: dict) -> list:
+                    has_start: bool) -> list:
         """PJ-5.1 … PJ-5.3: out of start (A, K, Q, J) or forward n (``_forward`` inlined)."""
         moves: list = []
         if kind == "A" or kind == "K":
