@@ -343,6 +343,13 @@ def describe_differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix:
         for i, (a, b) in enumerate(zip(old, new)):
             out.extend(describe_differences(a, b, f"{prefix}[{i}]"))
         return out
+    if isinstance(old, list) and isinstance(new, list):
+        names = [[x.get("name") if isinstance(x, Mapping) else None for x in v] for v in (old, new)]
+        if None not in names[0] + names[1]:
+            out.append(f"{prefix} were {', '.join(names[0])}, now {', '.join(names[1])}")
+        else:
+            out.append(f"{prefix} had {len(old)} items, now {len(new)}")
+        return out
     if old != new:
         out.append(f"{prefix or 'value'} was {_short(old)}, now {_short(new)}")
     return out

@@ -17,7 +17,8 @@ happen to run or finish in, and standings are computed from the result lines
 sorted by game id, a resumed tournament ends with the standings of an
 uninterrupted one (given bots that play the same way on the same seed).
 
-Games run as tasks of one nursery, gated by a ``trio.CapacityLimiter``.
+Games run as tasks of one nursery, gated by a ``trio.CapacityLimiter`` and
+started in game-id order.
 Results are written from a worker thread (``fsync`` may block for
 milliseconds; the event loop keeps serving the other games' bots meanwhile).
 A bot's fault is a result like any other; an exception from the match
@@ -270,9 +271,9 @@ async def run_tournament(
     progress.start(total=t.total_games(), done=len(done),
                    faults=sum(r.fault is not None for r in done.values()))
 
-    async def play_one(game: ScheduledGame, cancel: trio.CancelScope) -> None:
+    async def play_one(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
         nonlocal played
-        async with limiter:
+        try:
             record = out.record_path(game.id)
             try:
                 match = await play(
@@ -291,11 +292,17 @@ async def run_tournament(
             results[game.id] = result
             played += 1
             progress.advance(result)
+        finally:
+            limiter.release_on_behalf_of(token)
 
     try:
         async with trio.open_nursery() as nursery:
+            # One loop hands out the places in game-id order (tasks waiting on
+            # a limiter would be woken in Trio's deliberately shuffled order).
             for game in pending:
-                nursery.start_soon(play_one, game, nursery.cancel_scope)
+                token = object()
+                await limiter.acquire_on_behalf_of(token)
+                nursery.start_soon(play_one, game, token, nursery.cancel_scope)
     finally:
         writer.close()
         progress.finish()

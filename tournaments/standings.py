@@ -8,15 +8,20 @@ Per game and team: a team among the winners **won**; when there are no
 winners (draw, aborted) every team **drew**; otherwise it **lost**.  In a
 forfeit the offending team loses and the others are the winners.
 
+A game's **placing** orders the teams: the winners first (tied), then the
+other teams by score, higher first, equal scores tied (after a forfeit, the
+offender last); with no winners, all tie.  With two teams placing is just
+win/loss; with three it also says which of the two losers did better.
+
 * win rate: wins / games, with a 95 % Wilson interval;
 * score difference: the team's score minus the mean of the other teams'
   scores, per game, over games that ended without a forfeit (a forfeit stops
   the scores mid-game), with a 95 % Student-t interval;
 * rating: openskill's Plackett–Luce model (one "player" per team, since an
-  entrant fills a whole team), rank 1 for the winners and 2 for the others,
-  all tied on a draw; ``ordinal = mu - 3 sigma`` orders the table;
+  entrant fills a whole team) fed the placing as ranks;
+  ``ordinal = mu - 3 sigma`` orders the table;
 * head to head: for each pair of entrants, the games they both played, won
-  by the one whose team was among the winners when the other's was not;
+  by the one placed ahead of the other;
 * paired (duplicate) comparison: for each pair in a pairing and each deal
   whose every arrangement finished without a forfeit, the mean over the
   arrangements of (A's team score - B's team score): the luck of the cards
@@ -44,6 +49,20 @@ def team_points(result: GameResult, team: int) -> float:
     if not result.winners:
         return 0.5
     return 1.0 if team in result.winners else 0.0
+
+
+def placing(result: GameResult) -> list[int]:
+    """Rank of each team, 1 = first; equal ranks are ties."""
+    k = len(result.teams)
+    if not result.winners:
+        return [1] * k
+    if result.status == "forfeit":
+        return [1 if t in result.winners else 2 for t in range(k)]
+    others = [t for t in range(k) if t not in result.winners]
+    ranks = [1] * k
+    for t in others:
+        ranks[t] = 2 + sum(result.scores[u] > result.scores[t] for u in others)
+    return ranks
 
 
 def score_differences(result: GameResult) -> list[float]:
@@ -189,13 +208,12 @@ def compute_standings(
         if r.status != "forfeit":
             for name, diff in zip(r.teams, score_differences(r)):
                 rows[name].score_diffs.append(diff)
+        ranks = placing(r)
         for ta, a in enumerate(r.teams):
             for tb, b in enumerate(r.teams):
                 if ta != tb:
-                    pa, pb = points[ta], points[tb]
-                    h2h[a][b].add(1.0 if pa > pb else 0.0 if pa < pb else 0.5)
+                    h2h[a][b].add(1.0 if ranks[ta] < ranks[tb] else 0.0 if ranks[ta] > ranks[tb] else 0.5)
         # Ratings: one openskill "team" of one player per game team.
-        ranks = [1 if p == max(points) else 2 for p in points]
         updated = model.rate([[ratings[name]] for name in r.teams], ranks=ranks)
         for name, new in zip(r.teams, updated):
             ratings[name] = new[0]

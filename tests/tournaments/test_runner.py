@@ -1,0 +1,198 @@
+"""Running a tournament with a scripted match runner: parallelism, durability,
+resume, refusals (runner.py).  Real bot processes are in test_cli_run.py."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from tournaments.config import ConfigError, parse, resolve
+from tournaments.results import parse_results
+from tournaments.runner import NoProgress, OutputDir, TournamentError, run_tournament
+from tournaments.standings import compute_standings
+
+from .helpers import FakePlay
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
+
+
+def tournament(out: Path, *, names=("bot1", "bot2", "bot3"), **overrides):
+    data = {"game": "back-alley", "seed": 3, "games_per_pairing": 2, "jobs": 2, "output": str(out),
+            "entrants": [{"name": n, "command": BOT, "args": ["{seed}"]} for n in names]}
+    data.update(overrides)
+    return resolve(parse(data), ROOT)
+
+
+def standings_json(run) -> str:
+    return json.dumps(run.standings.to_json(), sort_keys=True)
+
+
+def result_lines(out: Path) -> dict[int, dict]:
+    parsed = parse_results((out / "results.jsonl").read_bytes())
+    assert parsed.dropped == 0
+    return {i: {k: v for k, v in r.to_json().items() if k != "duration_s"} for i, r in parsed.results.items()}
+
+
+async def test_every_scheduled_game_is_played_once_with_its_record(tmp_path):
+    t = tournament(tmp_path / "out")
+    play = FakePlay()
+    run = await run_tournament(t, play=play)
+    assert t.total_games() == 12 and run.played == 12 and run.resumed == 0
+    assert sorted(play.calls) == sorted(g.seed for g in t.schedule())
+    lines = (tmp_path / "out" / "results.jsonl").read_bytes().splitlines()
+    assert sorted(json.loads(line)["game_id"] for line in lines) == list(range(12))
+    for game_id, r in result_lines(tmp_path / "out").items():
+        assert (tmp_path / "out" / r["record"]).is_file()
+        assert r["record"] == f"records/{game_id:06d}.jsonl"
+    stored = json.loads((tmp_path / "out" / "tournament.json").read_text())
+    assert stored["identity"] == json.loads(json.dumps(t.identity()))
+    assert stored["resolved"]["total_games"] == 12
+
+
+async def test_standings_are_a_function_of_results_jsonl_alone(tmp_path):
+    t = tournament(tmp_path / "out")
+    run = await run_tournament(t, play=FakePlay())
+    parsed = parse_results((tmp_path / "out" / "results.jsonl").read_bytes())
+    again = compute_standings(t.names, t.num_teams, parsed.results.values(), games_total=t.total_games())
+    assert again.to_json() == run.standings.to_json()
+    assert run.standings.to_json()["complete"] is True
+
+
+async def test_no_more_than_jobs_games_run_at_once(tmp_path, autojump_clock):
+    t = tournament(tmp_path / "out", jobs=3)
+    play = FakePlay(delay=lambda n: 1.0)
+    await run_tournament(t, play=play)
+    assert play.max_running == 3
+
+
+async def test_results_do_not_depend_on_jobs_or_finishing_order(tmp_path, autojump_clock):
+    runs = []
+    for jobs, seed in [(1, 1), (4, 2), (3, 3)]:
+        rng = random.Random(seed)
+        out = tmp_path / f"out{jobs}"
+        run = await run_tournament(tournament(out, jobs=jobs), play=FakePlay(delay=lambda n: rng.random()))
+        runs.append((standings_json(run), result_lines(out)))
+    assert runs[0] == runs[1] == runs[2]
+
+
+async def test_a_fault_ends_only_its_own_game_and_is_reported_per_entrant(tmp_path):
+    t = tournament(tmp_path / "out", names=("bot1", "crash", "bot2"))
+    run = await run_tournament(t, play=FakePlay())
+    assert run.played == 12
+    rows = {e["name"]: e for e in run.standings.to_json()["entrants"]}
+    assert rows["crash"]["forfeits"] == 8 and rows["crash"]["forfeits_by_reason"] == {"exited": 8}
+    assert rows["bot1"]["opponent_forfeits"] == 4 and rows["bot1"]["forfeits"] == 0
+    assert rows["crash"]["rank"] == 3
+
+
+async def test_rerunning_a_finished_tournament_plays_nothing(tmp_path):
+    t = tournament(tmp_path / "out")
+    first = await run_tournament(t, play=FakePlay())
+    again_play = FakePlay()
+    second = await run_tournament(tournament(tmp_path / "out", jobs=1), play=again_play)
+    assert again_play.calls == [] and second.resumed == 12 and second.played == 0
+    assert standings_json(first) == standings_json(second)
+
+
+async def test_resume_cuts_a_torn_line_and_replays_unfinished_games(tmp_path):
+    reference = await run_tournament(tournament(tmp_path / "ref"), play=FakePlay())
+
+    out = tmp_path / "out"
+    await run_tournament(tournament(out), play=FakePlay())
+    # Rebuild the state a crash could leave: 5 complete lines, a torn sixth,
+    # the sixth game's record half written.
+    results = out / "results.jsonl"
+    lines = results.read_bytes().splitlines(keepends=True)
+    torn_id = json.loads(lines[5])["game_id"]
+    results.write_bytes(b"".join(lines[:5]) + lines[5][:40])
+    record = OutputDir(out).record_path(torn_id)
+    record.write_bytes(b'{"record":"header"}\n{"record":"dec')
+
+    play = FakePlay()
+    run = await run_tournament(tournament(out), play=play)
+    assert len(play.calls) == 12 - 5 and run.resumed == 5
+    assert sorted(result_lines(out)) == list(range(12))
+    assert record.read_bytes().endswith(b'{"record":"result"}\n'), "the half-written record was redone"
+    assert standings_json(run) == standings_json(reference)
+    assert result_lines(out) == result_lines(tmp_path / "ref")
+
+
+async def test_a_changed_config_is_refused_saying_what_differs(tmp_path):
+    await run_tournament(tournament(tmp_path / "out"), play=FakePlay())
+    with pytest.raises(ConfigError, match="refusing to resume: seed was 3, now 4"):
+        await run_tournament(tournament(tmp_path / "out", seed=4), play=FakePlay())
+    with pytest.raises(ConfigError, match="entrants were bot1, bot2, bot3, now bot1, bot2"):
+        await run_tournament(tournament(tmp_path / "out", names=("bot1", "bot2")), play=FakePlay())
+    with pytest.raises(ConfigError, match="decision_s was 1.0, now 2.0"):
+        await run_tournament(tournament(tmp_path / "out", limits={"decision_s": 2.0}), play=FakePlay())
+
+
+async def test_a_directory_that_is_not_a_tournament_output_is_refused(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ConfigError, match="not empty"):
+        await run_tournament(tournament(out), play=FakePlay())
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ConfigError, match="cannot create output directory"):
+        await run_tournament(tournament(blocker / "out"), play=FakePlay())
+
+
+async def test_result_lines_from_another_schedule_are_refused(tmp_path):
+    out = tmp_path / "out"
+    await run_tournament(tournament(out), play=FakePlay())
+    line = json.loads((out / "results.jsonl").read_bytes().splitlines()[0])
+    line["game_id"] = 999
+    with open(out / "results.jsonl", "ab") as f:
+        f.write(json.dumps(line).encode() + b"\n")
+    with pytest.raises(ConfigError, match="game 999 does not belong"):
+        await run_tournament(tournament(out), play=FakePlay())
+
+
+async def test_a_referee_bug_stops_the_tournament_and_keeps_finished_games(tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(TournamentError, match="game 2: RuntimeError: engine exploded"):
+        await run_tournament(tournament(out, jobs=1), play=FakePlay(fail_on=3))
+    assert sorted(result_lines(out)) == [0, 1]
+    play = FakePlay()
+    run = await run_tournament(tournament(out, jobs=1), play=play)
+    assert len(play.calls) == 10 and run.standings.to_json()["complete"]
+
+
+async def test_a_three_team_tournament_plays_every_seating_of_each_triple(tmp_path):
+    t = tournament(tmp_path / "out", game="schmier", names=("bot1", "bot2", "bot3", "bot4"), games_per_pairing=1)
+    run = await run_tournament(t, play=FakePlay())
+    assert run.played == 4 * 6
+    data = run.standings.to_json()
+    assert [(p["a"], p["b"], p["deals"]) for p in data["paired"]][:2] == [("bot1", "bot2", 2), ("bot1", "bot3", 2)]
+    assert all(e["games"] == 18 for e in data["entrants"])
+
+
+async def test_cancellation_keeps_every_finished_game_and_resume_plays_the_rest(tmp_path):
+    out = tmp_path / "out"
+
+    class CancelAfter(NoProgress):
+        def __init__(self, scope: trio.CancelScope, n: int) -> None:
+            self.scope, self.n = scope, n
+
+        def advance(self, result) -> None:
+            self.n -= 1
+            if self.n == 0:
+                self.scope.cancel()
+
+    with trio.CancelScope() as scope:
+        # games after the fourth never end by themselves
+        play = FakePlay(delay=lambda n: 0.0 if n <= 4 else float("inf"))
+        await run_tournament(tournament(out, jobs=2), play=play, progress=CancelAfter(scope, 4))
+    assert scope.cancelled_caught
+    assert sorted(result_lines(out)) == [0, 1, 2, 3]
+    play = FakePlay()
+    await run_tournament(tournament(out, jobs=2), play=play)
+    assert len(play.calls) == 8 and sorted(result_lines(out)) == list(range(12))

@@ -1,0 +1,130 @@
+"""Standings from hand-built results (standings.py): pure."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tournaments.results import GameFault
+from tournaments.standings import compute_standings, placing, score_differences
+
+from .helpers import result
+
+
+def row(standings, name):
+    return next(e for e in standings.to_json()["entrants"] if e["name"] == name)
+
+
+def test_wins_draws_losses_and_score_difference_per_entrant():
+    results = [
+        result(0, ("a", "b"), (100, 40)),
+        result(1, ("b", "a"), (30, 50)),
+        result(2, ("a", "b"), (20, 20)),  # draw
+        result(3, ("b", "a"), (90, 10)),
+    ]
+    s = compute_standings(["a", "b"], 2, results)
+    a, b = row(s, "a"), row(s, "b")
+    assert (a["games"], a["wins"], a["draws"], a["losses"]) == (4, 2, 1, 1)
+    assert (b["wins"], b["draws"], b["losses"]) == (1, 1, 2)
+    assert a["score_diff"]["value"] == pytest.approx((60 + 20 + 0 - 80) / 4)
+    assert a["score_diff"]["value"] == -b["score_diff"]["value"]
+    assert a["score_diff"]["lo"] < a["score_diff"]["value"] < a["score_diff"]["hi"]
+    assert a["win_rate"]["value"] == 0.5 and 0 < a["win_rate"]["lo"] < 0.5 < a["win_rate"]["hi"] < 1
+    assert a["rank"] == 1 and a["rating"]["mu"] > b["rating"]["mu"]
+
+
+def test_forfeits_are_counted_by_reason_and_left_out_of_score_differences():
+    crash = GameFault(seat=1, team=1, entrant="b", reason="exited", message="exit code 3")
+    slow = GameFault(seat=0, team=0, entrant="b", reason="timeout", message="no reply")
+    results = [
+        result(0, ("a", "b"), (0, 0), winners=(0,), fault=crash),
+        result(1, ("b", "a"), (0, 0), winners=(1,), fault=slow),
+        result(2, ("a", "b"), (10, 30)),
+    ]
+    s = compute_standings(["a", "b"], 2, results)
+    a, b = row(s, "a"), row(s, "b")
+    assert b["forfeits"] == 2 and b["forfeits_by_reason"] == {"exited": 1, "timeout": 1}
+    assert a["forfeits"] == 0 and a["opponent_forfeits"] == 2
+    assert (a["wins"], a["losses"]) == (2, 1)
+    assert a["score_diff"]["games"] == 1 and a["score_diff"]["value"] == -20
+
+
+def test_aborted_games_count_as_draws_and_are_reported():
+    s = compute_standings(["a", "b"], 2, [result(0, ("a", "b"), (3, 9), winners=(), status="aborted")])
+    a = row(s, "a")
+    assert (a["draws"], a["aborted"]) == (1, 1)
+
+
+def test_three_team_placing_orders_losers_by_score():
+    r = result(0, ("a", "b", "c"), (21, 5, 12))
+    assert placing(r) == [1, 3, 2]
+    assert score_differences(r) == [21 - 8.5, 5 - 16.5, 12 - 13]
+    tie = result(1, ("a", "b", "c"), (21, 5, 5))
+    assert placing(tie) == [1, 2, 2]
+    forfeit = result(2, ("a", "b", "c"), (0, 0, 0), winners=(0, 2),
+                     fault=GameFault(1, 1, "b", "timeout", ""))
+    assert placing(forfeit) == [1, 2, 1]
+    s = compute_standings(["a", "b", "c"], 3, [r])
+    h = s.to_json()["head_to_head"]
+    assert h["c"]["b"] == {"games": 1, "wins": 1, "draws": 0, "losses": 0}
+    assert h["b"]["c"]["losses"] == 1 and h["a"]["b"]["wins"] == 1
+    assert [e["name"] for e in s.to_json()["entrants"]] == ["a", "c", "b"]
+
+
+def test_paired_comparison_uses_only_complete_fault_free_deals():
+    results = [
+        # deal 0: a scores 60 then 20 in the two seatings on the same cards, b scores 40 then 30
+        result(0, ("a", "b"), (60, 40), deal=0, arrangement=0, pairing=("a", "b")),
+        result(1, ("b", "a"), (30, 20), deal=0, arrangement=1, pairing=("a", "b")),
+        # deal 1: only one seating played so far
+        result(2, ("a", "b"), (99, 0), deal=1, arrangement=0, pairing=("a", "b")),
+        # deal 2: complete but with a forfeit
+        result(3, ("a", "b"), (0, 0), winners=(0,), deal=2, arrangement=0, pairing=("a", "b"),
+               fault=GameFault(1, 1, "b", "exited", "")),
+        result(4, ("b", "a"), (10, 5), deal=2, arrangement=1, pairing=("a", "b")),
+    ]
+    [p] = compute_standings(["a", "b"], 2, results).to_json()["paired"]
+    assert (p["a"], p["b"], p["deals"], p["excluded_deals"]) == ("a", "b", 1, 1)
+    assert p["mean_diff"]["value"] == ((60 - 40) + (20 - 30)) / 2
+    assert (p["a_better"], p["equal"], p["b_better"]) == (1, 0, 0)
+
+
+def test_paired_comparison_for_three_teams_needs_all_six_seatings():
+    import itertools
+
+    perms = list(itertools.permutations(("a", "b", "c")))
+    score = {"a": 10, "b": 20, "c": 15}
+    results = [result(i, teams, tuple(score[n] + i for n in teams), deal=0, arrangement=i,
+                      pairing=("a", "b", "c")) for i, teams in enumerate(perms)]
+    paired = compute_standings(["a", "b", "c"], 3, results).to_json()["paired"]
+    assert [(p["a"], p["b"], p["mean_diff"]["value"]) for p in paired] == [
+        ("a", "b", -10), ("a", "c", -5), ("b", "c", 5)]
+    assert compute_standings(["a", "b", "c"], 3, results[:5]).to_json()["paired"] == []
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32))
+def test_standings_depend_on_the_set_of_results_not_their_order(seed):
+    rng = random.Random(seed)
+    names = ["a", "b", "c"]
+    results = []
+    for i in range(20):
+        teams = tuple(rng.sample(names, 2))
+        results.append(result(i, teams, (rng.randint(0, 9), rng.randint(0, 9)), deal=i // 2,
+                              arrangement=i % 2, pairing=tuple(sorted(teams))))
+    shuffled = results[:]
+    rng.shuffle(shuffled)
+    one = json.dumps(compute_standings(names, 2, results).to_json())
+    two = json.dumps(compute_standings(names, 2, shuffled).to_json())
+    assert one == two
+
+
+def test_standings_of_no_games_have_every_entrant_and_no_intervals():
+    data = compute_standings(["a", "b"], 2, [], games_total=4).to_json()
+    assert data["complete"] is False and data["games_played"] == 0
+    assert [e["games"] for e in data["entrants"]] == [0, 0]
+    assert data["entrants"][0]["win_rate"]["value"] is None
