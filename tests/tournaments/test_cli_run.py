@@ -1,0 +1,228 @@
+"""`referee run` as a user runs it: real processes, real bots."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tournaments.results import parse_results
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "tournaments" / "examples"
+BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
+
+
+def referee_cmd(*args) -> list[str]:
+    return [sys.executable, "-m", "referee", *map(str, args)]
+
+
+def referee(*args, cwd=None, timeout=300):
+    return subprocess.run(referee_cmd(*args), capture_output=True, text=True, cwd=cwd or ROOT, timeout=timeout)
+
+
+def assert_user_error(res, *fragments):
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert lines[0].startswith("referee: error: ") and "Traceback" not in res.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert res.stdout == ""
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory):
+    """The Back Alley example, from an unrelated current directory."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    out = elsewhere / "out"
+    res = referee("run", EXAMPLES / "back-alley.toml", "--output", "out", "-n", "1", cwd=elsewhere)
+    assert res.returncode == 0, res.stderr
+    return out, res
+
+
+def test_the_example_runs_out_of_the_box_from_any_directory(example_run):
+    out, res = example_run
+    assert "Standings (6 games)" in res.stdout and "Head to head" in res.stdout and "Duplicate deals" in res.stdout
+    assert "back-alley: 3 entrants, 3 pairings x 1 deals x 2 seatings = 6 games" in res.stderr
+    assert "games 6/6 (100%)" in res.stderr, "plain progress lines when stderr is not a terminal"
+    for name in ("tournament.json", "results.jsonl", "standings.json", "standings.csv", "records/000005.jsonl"):
+        assert (out / name).is_file(), name
+    parsed = parse_results((out / "results.jsonl").read_bytes())
+    assert sorted(parsed.results) == list(range(6)) and parsed.dropped == 0
+    assert all(r.fault is None for r in parsed.results.values())
+    standings = json.loads((out / "standings.json").read_text())
+    assert standings["complete"] and sum(e["games"] for e in standings["entrants"]) == 12
+    csv_lines = (out / "standings.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("rank,name,games,wins,draws,losses") and len(csv_lines) == 4
+
+
+def test_a_changed_config_on_resume_is_refused_in_one_line(example_run):
+    out, _ = example_run
+    res = referee("run", EXAMPLES / "back-alley.toml", "--output", out, "-n", "1", "--seed", "4")
+    assert_user_error(res, "refusing to resume", "seed was 3, now 4")
+
+
+def test_resuming_a_finished_tournament_plays_nothing_and_prints_the_same_standings(example_run):
+    out, first = example_run
+    before = (out / "standings.json").read_bytes()
+    res = referee("run", EXAMPLES / "back-alley.toml", "--output", out, "-n", "1", "--jobs", "1")
+    assert res.returncode == 0, res.stderr
+    assert "resuming, 6 already played" in res.stderr
+    assert (out / "standings.json").read_bytes() == before
+    assert res.stdout == first.stdout
+
+
+def test_settings_can_be_given_as_flags_without_a_file(tmp_path):
+    res = referee("run", "--game", "pegs-and-jokers", "--players", "4", "--entrant", f"a={BOT} {{seed}}",
+                  "--entrant", f"b={BOT}", "-n", "1", "--output", tmp_path / "out", "--quiet")
+    assert res.returncode == 0, res.stderr
+    resolved = json.loads((tmp_path / "out" / "tournament.json").read_text())["resolved"]
+    assert resolved["options"]["players"] == 4 and resolved["total_games"] == 2
+    assert resolved["entrants"][0]["cwd"] == str(ROOT)
+    assert "Standings (2 games)" in res.stdout
+
+
+@pytest.mark.parametrize("example", ["schmier", "pegs-and-jokers"])
+def test_the_other_examples_are_valid(example):
+    res = referee("run", EXAMPLES / f"{example}.toml", "--dry-run")
+    assert res.returncode == 0, res.stderr
+    assert f"{example}: " in res.stderr and res.stdout == ""
+
+
+def test_a_crashing_bot_forfeits_only_its_own_games(tmp_path):
+    crasher = f'{sys.executable} -c "import sys; sys.exit(3)"'
+    res = referee("run", "--game", "back-alley", "--entrant", f"rnd={BOT}", "--entrant", f"crash={crasher}",
+                  "--entrant", f"rnd2={BOT}", "-n", "1", "--output", tmp_path / "out", "-q")
+    assert res.returncode == 0, res.stderr
+    rows = {e["name"]: e for e in json.loads((tmp_path / "out" / "standings.json").read_text())["entrants"]}
+    assert rows["crash"]["forfeits"] == 4 and rows["crash"]["losses"] == 4
+    assert rows["rnd"]["forfeits"] == rows["rnd2"]["forfeits"] == 0
+    assert rows["rnd"]["games"] == 4 and rows["rnd"]["opponent_forfeits"] == 2
+    assert "crash (seat" in res.stderr and "forfeits:" in res.stderr
+    assert res.stderr.count("forfeits:") == 4
+
+
+@pytest.mark.parametrize(("args", "fragments"), [
+    (["--game", "poker", "--entrant", f"a={BOT}"], ["unknown game 'poker'"]),
+    (["--game", "schmier", "--entrant", f"a={BOT}", "--entrant", f"b={BOT}"], ["at least 3 entrants"]),
+    (["--game", "back-alley", "--entrant", "a=no-such-bot-program", "--entrant", f"b={BOT}"],
+     ["entrant 'a'", "not found"]),
+    (["--game", "back-alley", "--entrant", "a=python3 missing.py", "--entrant", f"b={BOT}"],
+     ["script 'missing.py' not found"]),
+    (["--entrant", f"a={BOT}"], ["no game"]),
+    (["--game", "back-alley"], ["no entrants"]),
+    (["--game", "back-alley", "--entrant", "nameonly"], ["expected NAME=COMMAND"]),
+])
+def test_bad_settings_print_one_line_and_exit_2(tmp_path, args, fragments):
+    assert_user_error(referee("run", *args, "--output", tmp_path / "out"), *fragments)
+    assert not (tmp_path / "out").exists(), "refused before anything is written"
+
+
+def test_a_bad_file_is_refused_in_one_line(tmp_path):
+    bad = tmp_path / "t.toml"
+    bad.write_text('game = "back-alley"\nentrants = [{name = "a"}]\n')
+    assert_user_error(referee("run", bad), "entrants.0.command: Field required")
+    bad.write_text("game = \n")
+    assert_user_error(referee("run", bad), "not valid TOML")
+    assert_user_error(referee("run", tmp_path / "missing.toml"), "no such tournament file")
+
+
+def test_an_unusable_output_is_refused_in_one_line(tmp_path):
+    (tmp_path / "file").write_text("")
+    assert_user_error(referee("run", "--game", "back-alley", "--entrant", f"a={BOT}", "--entrant", f"b={BOT}",
+                              "--output", tmp_path / "file" / "out"), "cannot create output directory")
+
+
+# ---------------------------------------------------------------------------
+# Kill -9 at an arbitrary point, resume, and compare with an uninterrupted run.
+
+KILL_TOML = """\
+game = "back-alley"
+seed = 11
+games_per_pairing = 3
+[limits]
+decision_s = 20.0      # no timeouts on a busy machine: forfeits would break determinism
+handshake_s = 60.0
+[[entrants]]
+name = "r1"
+command = "{python} {bot} {{seed}}"
+[[entrants]]
+name = "r2"
+command = "{python} {bot} {{seed}}"
+[[entrants]]
+name = "r3"
+command = "{python} {bot} {{seed}}"
+"""
+
+
+def count_lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def run_until_killed(toml: Path, out: Path, *, jobs: int, at_least: int) -> int:
+    """Start a run and SIGKILL it (referee and bots) once ``at_least`` games are
+    in results.jsonl.  Returns the number of lines found at the kill."""
+    proc = subprocess.Popen(referee_cmd("run", toml, "--output", out, "--jobs", jobs, "-q"), cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while count_lines(out / "results.jsonl") < at_least:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no progress"
+            time.sleep(0.005)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    return count_lines(out / "results.jsonl")
+
+
+def unfinished_records(out: Path) -> set[int]:
+    """Records of games that were running at the kill (no result line)."""
+    done = set(parse_results((out / "results.jsonl").read_bytes()).results)
+    return {int(p.stem) for p in (out / "records").glob("*.jsonl")} - done
+
+
+def comparable(out: Path) -> dict[int, dict]:
+    parsed = parse_results((out / "results.jsonl").read_bytes())
+    assert parsed.dropped == 0
+    return {i: {k: v for k, v in r.to_json().items() if k != "duration_s"} for i, r in parsed.results.items()}
+
+
+@pytest.mark.slow
+def test_sigkill_and_resume_give_exactly_the_standings_of_an_uninterrupted_run(tmp_path):
+    toml = tmp_path / "t.toml"
+    toml.write_text(KILL_TOML.format(python=sys.executable, bot=ROOT / "sample_bots" / "random_bot.py"))
+    total = 3 * 3 * 2
+
+    broken = tmp_path / "broken"
+    first = run_until_killed(toml, broken, jobs=2, at_least=2)
+    assert 2 <= first < total
+    half_written = unfinished_records(broken)
+    second = run_until_killed(toml, broken, jobs=2, at_least=first + 3)
+    assert first + 3 <= second < total
+    half_written |= unfinished_records(broken)
+    assert half_written, "games were running at the kills, leaving records without results"
+    res = referee("run", toml, "--output", broken, "--jobs", "2", "-q")
+    assert res.returncode == 0, res.stderr
+    assert f"resuming, {second} already played" in res.stderr
+
+    whole = tmp_path / "whole"
+    res_whole = referee("run", toml, "--output", whole, "--jobs", "1", "-q")
+    assert res_whole.returncode == 0, res_whole.stderr
+
+    assert sorted(comparable(broken)) == list(range(total))
+    assert comparable(broken) == comparable(whole)
+    assert (broken / "standings.json").read_bytes() == (whole / "standings.json").read_bytes()
+    assert (broken / "standings.csv").read_bytes() == (whole / "standings.csv").read_bytes()
+    assert res.stdout == res_whole.stdout
+    assert not any(p.name.startswith(".") for p in broken.iterdir()), "no temporary files left behind"
