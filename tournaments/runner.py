@@ -273,27 +273,28 @@ async def run_tournament(
 
     async def play_one(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
         nonlocal played
+        record = out.record_path(game.id)
         try:
-            record = out.record_path(game.id)
-            try:
-                match = await play(
-                    t.game, t.options, t.bots(game), seed=game.seed, record_path=record,
-                    limits=t.limits, stderr_dir=out.stderr_dir(game.id),
-                )
-            except Exception as exc:
-                failure.append(TournamentError(f"game {game.id}: {type(exc).__name__}: {exc}"))
-                failure[-1].__cause__ = exc
-                cancel.cancel()
-                return
-            result = GameResult.from_match(game, match, record.relative_to(out.root).as_posix())
-            del match  # its public entries can be large; drop them before waiting on the writer
-            with trio.CancelScope(shield=True):  # a finished game is always recorded
-                await writer.append(result)
-            results[game.id] = result
-            played += 1
-            progress.advance(result)
+            match = await play(
+                t.game, t.options, t.bots(game), seed=game.seed, record_path=record,
+                limits=t.limits, stderr_dir=out.stderr_dir(game.id),
+            )
+        except Exception as exc:
+            failure.append(TournamentError(f"game {game.id}: {type(exc).__name__}: {exc}"))
+            failure[-1].__cause__ = exc
+            cancel.cancel()
+            return
         finally:
+            # The bots are gone: the next game may start while this one's
+            # result is made durable (at most `jobs` results wait on the writer).
             limiter.release_on_behalf_of(token)
+        result = GameResult.from_match(game, match, record.relative_to(out.root).as_posix())
+        del match  # its public entries can be large; drop them before waiting on the writer
+        with trio.CancelScope(shield=True):  # a finished game is always recorded
+            await writer.append(result)
+        results[game.id] = result
+        played += 1
+        progress.advance(result)
 
     try:
         async with trio.open_nursery() as nursery:

@@ -1,0 +1,137 @@
+"""Tournament throughput for --jobs 1, 2, 4 with random bots in Back Alley.
+
+    /work/venv/bin/python benchmarks/tournament_jobs.py [--games N] [--jobs 1,2,4] [--json]
+
+Targets (2-core machine): jobs=2 >= 1.7 x jobs=1; jobs=4 not slower than
+jobs=2; referee memory with 4 parallel games < 150 MB (bots excluded).
+
+Each setting runs in a fresh Python process (``--one``), so that its peak
+resident memory (``ru_maxrss`` of RUSAGE_SELF: the referee alone, never its
+bot children) is its own.  The process runs ``run_tournament`` as ``referee
+run`` does, minus the progress display, on two entrants with
+``sample_bots/random_bot.py {seed}`` (N games: N/2 deals x 2 seatings).
+One warm-up setting runs first and is discarded, so that the jobs=1 baseline
+does not pay for cold caches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "sample_bots" / "random_bot.py"
+
+
+def one(jobs: int, games: int, out: Path) -> dict:
+    """Run one tournament in this process and measure it."""
+    import trio
+
+    from referee.logging import configure_logging
+    from tournaments.config import parse, resolve
+    from tournaments.runner import run_tournament
+
+    configure_logging("warning")  # stderr; stdout carries the measurement
+
+    data = {
+        "game": "back-alley", "seed": 1, "games_per_pairing": max(1, games // 2), "jobs": jobs,
+        "output": str(out),
+        "limits": {"decision_s": 10.0, "handshake_s": 30.0},
+        "entrants": [{"name": n, "command": [sys.executable, str(BOT), "{seed}"]} for n in ("random-a", "random-b")],
+    }
+    t = resolve(parse(data), ROOT)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    run = trio.run(run_tournament, t)
+    wall = time.perf_counter() - start
+    faults = sum(r.fault is not None for r in run.results.values())
+    decisions = sum(r.decisions for r in run.results.values())
+    me, bots = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU of the run itself: imports and setup before it are left out.
+    referee_cpu = me.ru_utime + me.ru_stime - before.ru_utime - before.ru_stime
+    bots_cpu = bots.ru_utime + bots.ru_stime
+    return {
+        "jobs": jobs,
+        "games": run.played,
+        "seconds": round(wall, 3),
+        "games_per_min": round(run.played / wall * 60, 1),
+        "decisions_per_s": round(decisions / wall),
+        "faults": faults,
+        "referee_peak_rss_mb": round(me.ru_maxrss / 1024, 1),
+        "referee_cpu_s": round(referee_cpu, 2),
+        "bots_cpu_s": round(bots_cpu, 2),
+        "cpu_s_per_game": round((referee_cpu + bots_cpu) / max(1, run.played), 3),
+        "cores_busy": round((referee_cpu + bots_cpu) / wall, 2),
+    }
+
+
+def measure(jobs: int, games: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="tournament-bench-") as tmp:
+        res = subprocess.run(
+            [sys.executable, __file__, "--one", "--jobs", str(jobs), "--games", str(games), "--out", f"{tmp}/out"],
+            capture_output=True, text=True, cwd=ROOT, check=False,
+        )
+    if res.returncode != 0:
+        raise SystemExit(f"jobs={jobs} failed:\n{res.stderr}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=40, help="games per setting (even)")
+    ap.add_argument("--jobs", default="1,2,4", help="comma-separated settings; the first is the baseline")
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    if args.one:
+        print(json.dumps(one(int(args.jobs), args.games, args.out)))
+        return 0
+
+    settings = [int(j) for j in args.jobs.split(",")]
+    measure(2, 4)  # warm-up, discarded
+    rows = [measure(j, args.games) for j in settings]
+    base = rows[0]["games_per_min"]
+    for r in rows:
+        r["speedup"] = round(r["games_per_min"] / base, 2)
+    by_jobs = {r["jobs"]: r for r in rows}
+    checks = {}
+    if 1 in by_jobs and 2 in by_jobs:
+        checks["jobs2_at_least_1.7x_jobs1"] = by_jobs[2]["games_per_min"] >= 1.7 * by_jobs[1]["games_per_min"]
+    if 2 in by_jobs and 4 in by_jobs:
+        checks["jobs4_not_slower_than_jobs2"] = by_jobs[4]["games_per_min"] >= by_jobs[2]["games_per_min"]
+    if 4 in by_jobs:
+        checks["jobs4_referee_rss_below_150MB"] = by_jobs[4]["referee_peak_rss_mb"] < 150
+    report = {"cores": len(os.sched_getaffinity(0)), "python": sys.version.split()[0], "rows": rows,
+              "checks": checks}
+    if 1 in by_jobs:
+        report["speedup_ceiling"] = round(report["cores"] / by_jobs[1]["cores_busy"], 2)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"Back Alley, 2 random entrants, {args.games} games per setting, {report['cores']} cores")
+    print(f"{'jobs':>4} {'games/min':>10} {'speedup':>8} {'referee RSS':>12} {'referee CPU':>12} "
+          f"{'bots CPU':>9} {'CPU/game':>9} {'cores busy':>11} {'faults':>7}")
+    for r in rows:
+        print(f"{r['jobs']:>4} {r['games_per_min']:>10.1f} {r['speedup']:>7.2f}x "
+              f"{r['referee_peak_rss_mb']:>9.1f} MB {r['referee_cpu_s']:>10.1f} s {r['bots_cpu_s']:>7.1f} s "
+              f"{r['cpu_s_per_game']:>7.3f} s {r['cores_busy']:>11.2f} {r['faults']:>7}")
+    if 1 in by_jobs:
+        ceiling = report["speedup_ceiling"]
+        print(f"ceiling: {report['cores']} cores / {by_jobs[1]['cores_busy']:.2f} cores busy at jobs=1 "
+              f"= at most {ceiling:.2f}x over jobs=1 on this machine")
+    for name, ok in checks.items():
+        print(f"{'PASS' if ok else 'FAIL'}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
