@@ -297,13 +297,7 @@ async def run_tournament(
         progress.advance(result)
 
     try:
-        async with trio.open_nursery() as nursery:
-            # One loop hands out the places in game-id order (tasks waiting on
-            # a limiter would be woken in Trio's deliberately shuffled order).
-            for game in pending:
-                token = object()
-                await limiter.acquire_on_behalf_of(token)
-                nursery.start_soon(play_one, game, token, nursery.cancel_scope)
+        await _dispatch(pending, limiter, play_one)
     finally:
         writer.close()
         progress.finish()
@@ -313,3 +307,23 @@ async def run_tournament(
     standings = compute_standings(t.names, t.num_teams, results.values(), games_total=t.total_games())
     tlog.info("tournament_finished", played=played, resumed=len(done))
     return TournamentRun(results=results, resumed=len(done), played=played, standings=standings)
+
+
+async def _dispatch(
+    pending: list[ScheduledGame],
+    limiter: trio.CapacityLimiter,
+    play_one: Callable[[ScheduledGame, object, trio.CancelScope], Awaitable[None]],
+) -> None:
+    try:
+        async with trio.open_nursery() as nursery:
+            # One loop hands out the places in game-id order (tasks waiting on
+            # a limiter would be woken in Trio's deliberately shuffled order).
+            for game in pending:
+                token = object()
+                await limiter.acquire_on_behalf_of(token)
+                nursery.start_soon(play_one, game, token, nursery.cancel_scope)
+    except BaseExceptionGroup as group:
+        # Ctrl-C arrives wrapped by the nursery; the caller wants it plain.
+        if group.subgroup(KeyboardInterrupt) is not None:
+            raise KeyboardInterrupt from None
+        raise

@@ -226,3 +226,27 @@ def test_sigkill_and_resume_give_exactly_the_standings_of_an_uninterrupted_run(t
     assert (broken / "standings.csv").read_bytes() == (whole / "standings.csv").read_bytes()
     assert res.stdout == res_whole.stdout
     assert not any(p.name.startswith(".") for p in broken.iterdir()), "no temporary files left behind"
+
+
+def test_ctrl_c_stops_with_one_line_keeps_finished_games_and_resumes(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.Popen(referee_cmd("run", EXAMPLES / "back-alley.toml", "--output", out, "-q"), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while count_lines(out / "results.jsonl") < 2:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.005)
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends to the foreground group
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("referee: interrupted;")
+    kept = parse_results((out / "results.jsonl").read_bytes())
+    assert kept.dropped == 0 and 2 <= len(kept.results) < 12
+    res = referee("run", EXAMPLES / "back-alley.toml", "--output", out, "-q")
+    assert res.returncode == 0 and f"resuming, {len(kept.results)} already played" in res.stderr
+    assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(12))
