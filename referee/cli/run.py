@@ -82,8 +82,12 @@ def describe_plan(t: Tournament, done: int) -> str:
     pairings = comb(len(t.entrants), t.num_teams)
     seatings = factorial(t.num_teams)
     resumed = f"; resuming, {done} already played" if done else ""
-    return (f"{t.game}: {len(t.entrants)} entrants, {pairings} pairings x {t.games_per_pairing} deals x "
-            f"{seatings} seatings = {t.total_games()} games; jobs {t.jobs}; output {t.output}{resumed}")
+    def n(count: int, word: str) -> str:
+        return f"{count} {word}{'' if count == 1 else 's'}"
+
+    return (f"{t.game}: {n(len(t.entrants), 'entrant')}, {n(pairings, 'pairing')} x "
+            f"{n(t.games_per_pairing, 'deal')} x {n(seatings, 'seating')} = {n(t.total_games(), 'game')}; "
+            f"jobs {t.jobs}; output {t.output}{resumed}")
 
 
 def register(app: typer.Typer) -> None:
