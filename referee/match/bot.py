@@ -5,26 +5,31 @@ raised as ``BotFault`` with a ``FaultReason``; the match runner is the one
 place that turns those into results.
 
 Processes start in their own session (and so their own process group) with
-resource limits applied before ``exec``; ``aclose`` shuts the whole group
-down on a bounded, shielded schedule: close stdin → grace → SIGTERM → SIGKILL.
+resource limits applied before ``exec`` and a watchdog over the bot's whole
+process family (``sandbox``); ``aclose`` shuts the family down on a bounded,
+shielded schedule: close stdin → grace → SIGTERM → SIGKILL → sweep.
 """
 
 from __future__ import annotations
 
 import collections
 import os
-import resource
 import signal
 import subprocess
 from pathlib import Path
 
+import structlog
 import trio
 
 from protocol.framing import TOO_LONG, LineBuffer
+from referee.match import sandbox
 from referee.match.types import BotSpec, FaultReason, Limits
 
 STDERR_TAIL_LINES = 20
 _READ_CHUNK = 65536
+EXIT_DRAIN_S = 0.1  # after the bot exits, how long its stdout may still deliver (children may hold it open)
+
+log = structlog.get_logger("referee.bot")
 
 
 class BotFault(Exception):
@@ -34,32 +39,6 @@ class BotFault(Exception):
         super().__init__(message)
         self.reason = reason
         self.message = message
-
-
-def _limits_preexec(limits: Limits):
-    """Resource limits applied in the child between fork and exec."""
-    caps: list[tuple[int, int]] = []
-    if limits.memory_mb:
-        caps.append((resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024))
-    if limits.cpu_s:
-        caps.append((resource.RLIMIT_CPU, int(limits.cpu_s)))
-    if limits.max_processes:
-        caps.append((resource.RLIMIT_NPROC, int(limits.max_processes)))
-    if limits.max_open_files:
-        caps.append((resource.RLIMIT_NOFILE, int(limits.max_open_files)))
-    caps.append((resource.RLIMIT_CORE, 0))
-
-    def preexec() -> None:  # runs in the child: keep it tiny, no allocation-heavy work
-        for which, value in caps:
-            try:
-                soft, hard = resource.getrlimit(which)
-                if hard != resource.RLIM_INFINITY and value > hard:
-                    value = hard
-                resource.setrlimit(which, (value, value if hard == resource.RLIM_INFINITY else hard))
-            except (ValueError, OSError):
-                pass
-
-    return preexec
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -94,11 +73,16 @@ class BotProcess:
         self._stderr_dropped = 0
         self._stderr_done = trio.Event()
         self.pid: int | None = None
+        self.bot_id = sandbox.new_bot_id()  # REFEREE_BOT_ID of the process and its descendants
+        self.family: sandbox.Family | None = None
+        self.limit_fault: BotFault | None = None  # set by the watchdog when it killed the bot
+        self._gone = False  # the process has exited and its stdout had time to drain
+        self._read_scope: trio.CancelScope | None = None
 
     # -- start ---------------------------------------------------------------
 
     async def start(self, nursery: trio.Nursery) -> None:
-        """Start the process; the stderr pump runs in ``nursery``."""
+        """Start the process; the stderr pump and the watchdog run in ``nursery``."""
         try:
             self.process = await trio.lowlevel.open_process(
                 list(self.spec.command),
@@ -106,14 +90,52 @@ class BotProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=self.spec.cwd,
+                env={**os.environ, sandbox.BOT_ID_ENV: self.bot_id},
                 start_new_session=True,
-                preexec_fn=_limits_preexec(self.limits),
+                preexec_fn=sandbox.limits_preexec(self.limits),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             self._stderr_done.set()
             raise BotFault(FaultReason.SPAWN_FAILED, f"cannot start {self.spec.command[0]!r}: {exc}") from None
         self.pid = self.process.pid
+        self.family = sandbox.Family(self.pid, self.bot_id)
         nursery.start_soon(self._pump_stderr)
+        nursery.start_soon(self._watch)
+
+    # -- watchdog --------------------------------------------------------------
+
+    async def _watch(self) -> None:
+        """Notice the bot's exit at once; every WATCH_INTERVAL_S, police its family's size and memory."""
+        proc, family, limits = self.process, self.family, self.limits
+        assert proc is not None and family is not None
+        mem_cap = limits.memory_mb * 1024 * 1024 if limits.memory_mb else None
+        while proc.returncode is None:
+            with trio.move_on_after(sandbox.WATCH_INTERVAL_S):
+                await proc.wait()
+            if proc.returncode is not None or self.limit_fault is not None:
+                break
+            snap = await sandbox.snapshot(not_before=trio.current_time() - sandbox.WATCH_INTERVAL_S / 2)
+            members = family.members(snap)
+            if limits.max_processes and len(members) > limits.max_processes:
+                fault = BotFault(FaultReason.PROCESS_LIMIT,
+                                 f"ran {len(members)} processes (cap {limits.max_processes})")
+            elif mem_cap and (rss := sum(m.rss_bytes for m in members.values())) > mem_cap:
+                fault = BotFault(FaultReason.MEMORY_LIMIT,
+                                 f"{rss >> 20} MB resident in {len(members)} processes (cap {limits.memory_mb} MB)")
+            else:
+                continue
+            self.limit_fault = fault
+            log.info("bot_limit", seat=self.seat, bot=self.name, reason=fault.reason.value, message=fault.message)
+            with trio.CancelScope(shield=True):
+                await sandbox.sweep(family)
+        # The process has exited: give its last output a moment to arrive, then stop
+        # any read that waits on a stdout its children still hold open.
+        with trio.move_on_after(5):
+            await proc.wait()
+        await trio.sleep(EXIT_DRAIN_S)
+        self._gone = True
+        if self._read_scope is not None:
+            self._read_scope.cancel()
 
     async def _pump_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
@@ -178,16 +200,51 @@ class BotProcess:
     def has_unread_line(self) -> bool:
         return bool(self._lines)
 
+    def has_unread_output_nowait(self) -> bool:
+        """Whether the bot wrote anything since its last line was taken, without waiting.
+
+        Reads what is already in the pipe (non-blocking) into the line buffer,
+        so output written between requests is caught before the next request,
+        wherever it falls relative to the referee's reads."""
+        if self._lines or self._framer.pending:
+            return True
+        return self._read_nowait()
+
+    def _read_nowait(self) -> bool:
+        """Feed whatever stdout holds right now to the framer; False if nothing (or EOF)."""
+        proc = self.process
+        if self._stdout_eof or proc is None or proc.stdout is None:
+            return False
+        try:
+            data = os.read(proc.stdout.fileno(), _READ_CHUNK)  # trio made the fd non-blocking
+        except OSError:  # BlockingIOError: nothing there yet
+            return False
+        if not data:
+            self._stdout_eof = True
+            return False
+        self._lines.extend(self._framer.feed(data))
+        return True
+
     async def receive_line(self) -> bytes:
         """The next complete line from stdout.  Cancel from outside for a deadline."""
         assert self.process is not None and self.process.stdout is not None
         while not self._lines:
-            if self._stdout_eof:
+            if self._stdout_eof or self.limit_fault is not None:
                 raise await self._ended_fault()
-            try:
-                data = await self.process.stdout.receive_some(_READ_CHUNK)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                data = b""
+            if self._gone:  # exited, but children may hold stdout open: take what is there
+                if not self._read_nowait():
+                    raise await self._ended_fault()
+                continue
+            with trio.CancelScope() as scope:  # cancelled by the watchdog once the bot is gone
+                self._read_scope = scope
+                try:
+                    data = await self.process.stdout.receive_some(_READ_CHUNK)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    data = b""
+                finally:
+                    self._read_scope = None
+            if scope.cancelled_caught:
+                continue
             if not data:
                 self._stdout_eof = True
                 continue
@@ -200,10 +257,14 @@ class BotProcess:
         return line  # type: ignore[return-value]
 
     async def _ended_fault(self) -> BotFault:
-        """Stdout or stdin broke: decide between an exit and a closed stdout."""
+        """Stdout or stdin broke: decide between a limit, an exit and a closed stdout."""
         assert self.process is not None
+        if self.limit_fault is not None:
+            return self.limit_fault
         with trio.move_on_after(0.25):
             await self.process.wait()
+        if self.limit_fault is not None:
+            return self.limit_fault
         code = self.process.returncode
         if code is not None:
             await self.wait_stderr_drained(0.2)
@@ -242,11 +303,16 @@ class BotProcess:
                 self._signal_group(signal.SIGTERM)
                 with trio.move_on_after(self.limits.term_s):
                     await proc.wait()
-            # Always sweep the group: children the bot started may outlive it.
+            # Always sweep the family: children the bot started may outlive it.
             self._signal_group(signal.SIGKILL)
             if proc.returncode is None:
                 with trio.move_on_after(5):
                     await proc.wait()
+            if self.family is not None:
+                rounds = await sandbox.sweep(self.family)
+                if rounds:
+                    log.info("bot_descendants_killed", seat=self.seat, bot=self.name, rounds=rounds,
+                             peak_processes=self.family.peak_processes)
             for stream in (proc.stdout,):
                 if stream is not None:
                     try:
@@ -255,9 +321,5 @@ class BotProcess:
                         pass
 
     def _signal_group(self, sig: int) -> None:
-        if self.pid is None:
-            return
-        try:
-            os.killpg(self.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
+        if self.family is not None:
+            sandbox.signal_group(self.family, sig)

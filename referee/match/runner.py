@@ -274,9 +274,12 @@ class _Match:
                 rid = self.decisions
                 allowed = limits.decision_s + self.bank[seat]
                 request = encode_request(rid, seat, decision, state.observe(seat), legal, int(allowed * 1000))
-                if p.has_unread_line():
+                for other in procs:  # the watchdog may have killed any bot, acting or not
+                    if other.limit_fault is not None:
+                        raise _SeatFault(other.seat, other.limit_fault)
+                if p.has_unread_output_nowait():
                     raise _SeatFault(seat, BotFault(FaultReason.UNEXPECTED_MESSAGE,
-                                                    "wrote a line when no request was pending"))
+                                                    "wrote output when no request was pending"))
                 payload = self._take_outbox(p, outbox[seat]) + request
                 await self._flush(procs, outbox)
                 t0 = trio.current_time()

@@ -28,6 +28,7 @@ class FaultReason(str, enum.Enum):
     LINE_TOO_LONG = "line_too_long"  # a line over the length cap
     MEMORY_LIMIT = "memory_limit"  # killed for exceeding its memory cap
     CPU_LIMIT = "cpu_limit"  # killed for exceeding its CPU-time cap
+    PROCESS_LIMIT = "process_limit"  # killed for running more processes than allowed
 
 
 _INTERPRETERS = {"python", "python3", "node", "nodejs", "ruby", "perl", "java", "bash", "sh", "pypy3", "uv", "deno"}
@@ -64,17 +65,21 @@ class BotSpec:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Time and resource limits for every bot of a match."""
+    """Time and resource limits for every bot of a match (docs/misbehaving.md)."""
 
     handshake_s: float = 10.0
     decision_s: float = 1.0
     time_bank_s: float = 0.0  # extra time per game drawn on when a decision overruns
     max_line_bytes: int = 1 << 20
     stderr_keep_bytes: int = 1 << 20  # stderr kept per bot; the rest is dropped
-    memory_mb: int | None = 1024  # address-space cap (RLIMIT_AS); None = no cap
-    cpu_s: int | None = None  # CPU-time cap per bot process (RLIMIT_CPU)
-    max_processes: int | None = None  # RLIMIT_NPROC (per user: see docs)
-    max_open_files: int | None = 256  # RLIMIT_NOFILE
+    # Address space of each process (RLIMIT_AS) and resident memory of the bot and all
+    # its descendants together (watchdog); None = no cap.
+    memory_mb: int | None = 1024
+    cpu_s: int | None = None  # CPU-time cap per bot process (RLIMIT_CPU); None = no cap
+    # Live processes of the bot and its descendants together (watchdog, works for root;
+    # not RLIMIT_NPROC, which is per user and counts threads); None = no cap.
+    max_processes: int | None = 32
+    max_open_files: int | None = 256  # RLIMIT_NOFILE, per process
     grace_s: float = 0.5  # close stdin -> wait this long -> SIGTERM
     term_s: float = 0.5  # SIGTERM -> wait this long -> SIGKILL
 

@@ -1,0 +1,274 @@
+"""Keep an untrusted bot and everything it starts on a leash, without privileges.
+
+Three layers, each cheap:
+
+* **Before exec** (``limits_preexec``): ``RLIMIT_AS`` (address space),
+  ``RLIMIT_CPU`` (soft = cap, hard = cap + 1 s, so the kernel's SIGXCPU names
+  the cause before its SIGKILL), ``RLIMIT_NOFILE`` and ``RLIMIT_CORE`` = 0.
+  The bot starts in its own session (``start_new_session``), so its process
+  group and session ids equal its pid, and with ``REFEREE_BOT_ID`` in its
+  environment, a token unique to this bot process.
+* **While it runs** (the watchdog in ``BotProcess``): every
+  ``WATCH_INTERVAL_S`` one scan of ``/proc`` (shared by every bot of the
+  referee process) finds the bot's *family* and counts its live processes and
+  their resident memory.  ``RLIMIT_NPROC`` is not used: it counts every
+  process of the user (and threads), and root ignores it.
+* **At teardown** (``sweep``): the family is killed with SIGKILL, scanned
+  again and killed again until a scan finds nobody.
+
+The family of a bot is every live process that is, or descends (by parent
+pid) from, the bot; or is in the bot's process group or session; or carries
+the bot's ``REFEREE_BOT_ID`` in its environment; or was seen in the family
+before (same pid and start time).  What escapes: a descendant that leaves the
+session, *and* replaces its environment, *and* whose parent exits before the
+next scan.  Closing that gap needs a cgroup (pids controller) or a uid per
+bot; see docs/misbehaving.md.
+
+Linux only: without ``/proc`` the scans are empty and only the process group
+is signalled.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import secrets
+import signal
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import trio
+
+from referee.match.types import Limits
+
+BOT_ID_ENV = "REFEREE_BOT_ID"
+WATCH_INTERVAL_S = 0.2  # watchdog period: the longest a fork bomb or memory hog runs unseen
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_ENV_KEY = BOT_ID_ENV.encode() + b"="
+
+
+def new_bot_id() -> str:
+    return f"{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def limits_preexec(limits: Limits):
+    """Resource limits applied in the child between fork and exec."""
+    caps: list[tuple[int, int, int]] = []  # (resource, soft, hard)
+    if limits.memory_mb:
+        cap = limits.memory_mb * 1024 * 1024
+        caps.append((resource.RLIMIT_AS, cap, cap))
+    if limits.cpu_s:
+        caps.append((resource.RLIMIT_CPU, int(limits.cpu_s), int(limits.cpu_s) + 1))
+    if limits.max_open_files:
+        caps.append((resource.RLIMIT_NOFILE, int(limits.max_open_files), int(limits.max_open_files)))
+    caps.append((resource.RLIMIT_CORE, 0, 0))
+
+    def preexec() -> None:  # runs in the child: keep it tiny, no allocation-heavy work
+        for which, soft, hard in caps:
+            try:
+                _, old_hard = resource.getrlimit(which)
+                if old_hard != resource.RLIM_INFINITY:
+                    hard = min(hard, old_hard)
+                    soft = min(soft, hard)
+                resource.setrlimit(which, (soft, hard))
+            except (ValueError, OSError):
+                pass
+
+    return preexec
+
+
+# -- /proc scanning ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProcInfo:
+    pid: int
+    ppid: int
+    pgid: int
+    sid: int
+    start: int  # clock ticks after boot: with pid, identifies a process
+    state: str
+    rss_bytes: int
+    bot_id: str | None  # REFEREE_BOT_ID from its environment
+
+    @property
+    def alive(self) -> bool:
+        return self.state not in ("Z", "X", "x")
+
+
+def _read_stat(pid: int) -> tuple[int, int, int, int, str, int] | None:
+    """(ppid, pgid, sid, start, state, rss pages) or None if the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    # The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    rest = data[data.rfind(b")") + 2:].split()
+    try:
+        return int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19]), rest[0].decode(), int(rest[21])
+    except (IndexError, ValueError):
+        return None
+
+
+def _read_bot_id(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            env = f.read()
+    except OSError:
+        return None
+    i = env.find(_ENV_KEY)
+    while i > 0 and env[i - 1] != 0:  # must start an entry, not end another one's value
+        i = env.find(_ENV_KEY, i + 1)
+    if i < 0:
+        return None
+    j = env.find(b"\0", i)
+    return env[i + len(_ENV_KEY): j if j >= 0 else len(env)].decode("ascii", "replace")
+
+
+def scan_procs(bot_ids: dict[tuple[int, int], str | None]) -> dict[int, ProcInfo]:
+    """Every process on the machine (sync; tens of µs per process).
+
+    ``bot_ids`` caches each process's ``REFEREE_BOT_ID`` by (pid, start time),
+    so a process's environment is read once; entries of gone processes are
+    dropped."""
+    out: dict[int, ProcInfo] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    me = os.getpid()
+    seen: set[tuple[int, int]] = set()
+    for name in names:
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        if pid == me:
+            continue
+        stat = _read_stat(pid)
+        if stat is None:
+            continue
+        ppid, pgid, sid, start, state, rss = stat
+        key = (pid, start)
+        seen.add(key)
+        if key not in bot_ids:
+            bot_ids[key] = _read_bot_id(pid)
+        out[pid] = ProcInfo(pid, ppid, pgid, sid, start, state, rss * _PAGE, bot_ids[key])
+    for key in [k for k in bot_ids if k not in seen]:
+        del bot_ids[key]
+    return out
+
+
+@dataclass(slots=True)
+class Snapshot:
+    started: float  # trio.current_time() when the scan began
+    procs: dict[int, ProcInfo]
+
+
+@dataclass(slots=True)
+class _Scanner:
+    lock: trio.Lock = field(default_factory=trio.Lock)
+    last: Snapshot | None = None
+    bot_ids: dict[tuple[int, int], str | None] = field(default_factory=dict)
+
+
+_SCANNER: trio.lowlevel.RunVar[_Scanner] = trio.lowlevel.RunVar("referee_scanner")
+
+
+async def snapshot(not_before: float) -> Snapshot:
+    """A scan that began at or after ``not_before``, shared by every bot of this run."""
+    try:
+        sc = _SCANNER.get()
+    except LookupError:
+        sc = _Scanner()
+        _SCANNER.set(sc)
+    async with sc.lock:
+        if sc.last is not None and sc.last.started >= not_before:
+            return sc.last
+        started = trio.current_time()
+        procs = await trio.to_thread.run_sync(scan_procs, sc.bot_ids)
+        sc.last = Snapshot(started, procs)
+        return sc.last
+
+
+# -- a bot's family -----------------------------------------------------------------
+
+
+class Family:
+    """The processes that belong to one bot (see the module docstring)."""
+
+    def __init__(self, root: int, bot_id: str) -> None:
+        self.root = root
+        self.bot_id = bot_id
+        stat = _read_stat(root)
+        self.root_start = stat[3] if stat is not None else None
+        self._known: dict[int, int] = {}  # pid -> start time, of members seen so far
+        self.peak_processes = 0
+
+    def members(self, snap: Snapshot) -> dict[int, ProcInfo]:
+        procs = snap.procs
+        bot_id, known = self.bot_id, self._known
+        root = self.root
+        holder = procs.get(root)
+        if holder is not None and self.root_start is not None and holder.start != self.root_start:
+            root = -1  # the bot is gone and its pid names another process now: match by token only
+        fam = {
+            p.pid: p for p in procs.values()
+            if p.alive and (p.pid == root or p.pgid == root or p.sid == root or p.bot_id == bot_id
+                            or known.get(p.pid) == p.start)
+        }
+        children: dict[int, list[ProcInfo]] = defaultdict(list)
+        for p in procs.values():
+            if p.alive:
+                children[p.ppid].append(p)
+        stack = list(fam)
+        while stack:
+            for c in children.get(stack.pop(), ()):
+                if c.pid not in fam:
+                    fam[c.pid] = c
+                    stack.append(c.pid)
+        known.clear()
+        known.update((pid, p.start) for pid, p in fam.items())
+        self.peak_processes = max(self.peak_processes, len(fam))
+        return fam
+
+
+def kill_members(members: dict[int, ProcInfo]) -> None:
+    """SIGKILL each member (and each group one of them leads), if it is still the same process."""
+    for p in members.values():
+        stat = _read_stat(p.pid)
+        if stat is None or stat[3] != p.start:
+            continue  # gone, or the pid now names another process
+        try:
+            if p.pgid == p.pid:
+                os.killpg(p.pid, signal.SIGKILL)
+            os.kill(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def signal_group(family: Family, sig: int) -> None:
+    """Signal the bot's process group, unless its id has been reused by another process."""
+    stat = _read_stat(family.root)
+    if stat is not None and family.root_start is not None and stat[3] != family.root_start:
+        return
+    try:
+        os.killpg(family.root, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def sweep(family: Family, rounds: int = 50) -> int:
+    """Kill the whole family until a fresh scan finds nobody; return how many rounds it took.
+
+    Kills are re-sent each round: processes forking as fast as they can may
+    add members between a scan and the kills."""
+    signal_group(family, signal.SIGKILL)
+    for i in range(rounds):
+        snap = await snapshot(not_before=trio.current_time())
+        members = family.members(snap)
+        if not members:
+            return i
+        await trio.to_thread.run_sync(kill_members, members)
+        await trio.sleep(0.005 * (i + 1))
+    return rounds
