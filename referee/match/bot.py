@@ -27,6 +27,10 @@ from referee.match.types import BotSpec, FaultReason, Limits
 
 STDERR_TAIL_LINES = 20
 _READ_CHUNK = 65536
+# Past Limits.stderr_keep_bytes, stderr is still read (so the last lines are known) but
+# dropped, and no faster than this: a bot that writes faster blocks on its own stderr
+# instead of costing the referee a core.
+STDERR_DRAIN_BYTES_PER_S = 4 << 20
 EXIT_DRAIN_S = 0.1  # after the bot exits, how long its stdout may still deliver (children may hold it open)
 
 log = structlog.get_logger("referee.bot")
@@ -106,28 +110,14 @@ class BotProcess:
 
     async def _watch(self) -> None:
         """Notice the bot's exit at once; every WATCH_INTERVAL_S, police its family's size and memory."""
-        proc, family, limits = self.process, self.family, self.limits
-        assert proc is not None and family is not None
-        mem_cap = limits.memory_mb * 1024 * 1024 if limits.memory_mb else None
+        proc = self.process
+        assert proc is not None
         while proc.returncode is None:
             with trio.move_on_after(sandbox.WATCH_INTERVAL_S):
                 await proc.wait()
             if proc.returncode is not None or self.limit_fault is not None:
                 break
-            snap = await sandbox.snapshot(not_before=trio.current_time() - sandbox.WATCH_INTERVAL_S / 2)
-            members = family.members(snap)
-            if limits.max_processes and len(members) > limits.max_processes:
-                fault = BotFault(FaultReason.PROCESS_LIMIT,
-                                 f"ran {len(members)} processes (cap {limits.max_processes})")
-            elif mem_cap and (rss := sum(m.rss_bytes for m in members.values())) > mem_cap:
-                fault = BotFault(FaultReason.MEMORY_LIMIT,
-                                 f"{rss >> 20} MB resident in {len(members)} processes (cap {limits.memory_mb} MB)")
-            else:
-                continue
-            self.limit_fault = fault
-            log.info("bot_limit", seat=self.seat, bot=self.name, reason=fault.reason.value, message=fault.message)
-            with trio.CancelScope(shield=True):
-                await sandbox.sweep(family)
+            await self.enforce_limits(max_age=sandbox.WATCH_INTERVAL_S / 2)
         # The process has exited: give its last output a moment to arrive, then stop
         # any read that waits on a stdout its children still hold open.
         with trio.move_on_after(5):
@@ -160,6 +150,7 @@ class BotProcess:
                     self._stderr_dropped += len(data) - len(piece)
                 else:
                     self._stderr_dropped += len(data)
+                    await trio.sleep(len(data) / STDERR_DRAIN_BYTES_PER_S)
         finally:
             if sink is not None:
                 if self._stderr_dropped:
@@ -183,6 +174,28 @@ class BotProcess:
     async def wait_stderr_drained(self, timeout: float = 0.3) -> None:
         with trio.move_on_after(timeout):
             await self._stderr_done.wait()
+
+    async def enforce_limits(self, max_age: float = 0.0) -> BotFault | None:
+        """Check the family against the process and memory caps (on a scan at most
+        ``max_age`` old); over a cap, kill the family and remember why."""
+        family, limits = self.family, self.limits
+        if self.limit_fault is not None or family is None:
+            return self.limit_fault
+        snap = await sandbox.snapshot(not_before=trio.current_time() - max_age)
+        members = family.members(snap)
+        if limits.max_processes and len(members) > limits.max_processes:
+            fault = BotFault(FaultReason.PROCESS_LIMIT,
+                             f"ran {len(members)} processes (cap {limits.max_processes})")
+        elif limits.memory_mb and (rss := sum(m.rss_bytes for m in members.values())) > limits.memory_mb << 20:
+            fault = BotFault(FaultReason.MEMORY_LIMIT,
+                             f"{rss >> 20} MB resident in {len(members)} processes (cap {limits.memory_mb} MB)")
+        else:
+            return None
+        self.limit_fault = fault
+        log.info("bot_limit", seat=self.seat, bot=self.name, reason=fault.reason.value, message=fault.message)
+        with trio.CancelScope(shield=True):
+            await sandbox.sweep(family)
+        return fault
 
     # -- I/O -----------------------------------------------------------------
 
@@ -266,7 +279,8 @@ class BotProcess:
         if self.limit_fault is not None:
             return self.limit_fault
         code = self.process.returncode
-        if code is not None:
+        if code is not None and not self._gone:
+            # (Once _gone, the stderr pump has had EXIT_DRAIN_S already; children may hold stderr open.)
             await self.wait_stderr_drained(0.2)
         if code is None:
             return BotFault(FaultReason.CLOSED_STDOUT, "closed its stdout but kept running")

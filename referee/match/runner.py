@@ -214,6 +214,8 @@ class _Match:
                 with trio.move_on_after(self.limits.handshake_s) as scope:
                     line = await p.receive_line()
                 if scope.cancelled_caught:
+                    if (over := await p.enforce_limits()) is not None:
+                        raise over
                     raise BotFault(FaultReason.HANDSHAKE_TIMEOUT,
                                    f"no ready within {self.limits.handshake_s:g}s")
                 msg = self._decode(line)
@@ -295,6 +297,9 @@ class _Match:
                         raise _SeatFault(seat, exc) from None
                 took = trio.current_time() - t0
                 if scope.cancelled_caught:
+                    # A bot over a process or memory cap is usually too busy to answer: name the cap.
+                    if (over := await p.enforce_limits()) is not None:
+                        raise _SeatFault(seat, over)
                     if not sent:
                         raise _SeatFault(seat, BotFault(
                             FaultReason.NOT_READING, f"stdin stayed full for {allowed:.3f}s"))
