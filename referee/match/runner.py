@@ -130,6 +130,8 @@ class _Match:
                     fault = await self._handshake(procs, nursery)
                     if fault is None:
                         fault, state = await self._play(procs, state, events)
+                    else:  # the engine dealt before the handshake failed: record it, send it nowhere
+                        self._route_events(events, [[] for _ in range(self.num_seats)])
                     if fault is None:
                         outcome = state.outcome()
                         assert outcome is not None
