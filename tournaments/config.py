@@ -79,7 +79,8 @@ class EntrantConfig(_Model):
 
 
 class LimitsConfig(_Model):
-    """Per-bot limits; 0 for ``memory_mb`` or ``cpu_s`` means no cap."""
+    """Per-bot limits (docs/misbehaving.md); 0 for ``memory_mb``, ``cpu_s``,
+    ``max_processes`` or ``max_open_files`` means no cap."""
 
     handshake_s: float = Field(_DEFAULT_LIMITS.handshake_s, gt=0)
     decision_s: float = Field(_DEFAULT_LIMITS.decision_s, gt=0)
@@ -87,6 +88,9 @@ class LimitsConfig(_Model):
     memory_mb: int = Field(_DEFAULT_LIMITS.memory_mb or 0, ge=0)
     cpu_s: int = Field(_DEFAULT_LIMITS.cpu_s or 0, ge=0)
     max_line_bytes: int = Field(_DEFAULT_LIMITS.max_line_bytes, ge=1024)
+    max_processes: int = Field(_DEFAULT_LIMITS.max_processes or 0, ge=0)
+    max_open_files: int = Field(_DEFAULT_LIMITS.max_open_files or 0, ge=0)
+    stderr_keep_bytes: int = Field(_DEFAULT_LIMITS.stderr_keep_bytes, ge=0)
 
     def to_limits(self) -> Limits:
         return Limits(
@@ -96,6 +100,9 @@ class LimitsConfig(_Model):
             memory_mb=self.memory_mb or None,
             cpu_s=self.cpu_s or None,
             max_line_bytes=self.max_line_bytes,
+            max_processes=self.max_processes or None,
+            max_open_files=self.max_open_files or None,
+            stderr_keep_bytes=self.stderr_keep_bytes,
         )
 
 
