@@ -1,11 +1,31 @@
 #!/usr/bin/env python3
-"""(15) Plays legally, then allocates (and touches) memory without bound."""
+"""(15) Plays legally, then allocates (and touches) memory without bound.
+
+With ``--spread N`` it instead starts N children that each hold 96 MB (so no
+single process is large) and plays on."""
+import os
 import time
 
-from _base import play, say
+from _base import answer, option, play, say, write
+
+
+def spread(request, n):
+    say(f"starting {n} children of 96 MB each on request {request['id']}")
+    for _ in range(n):
+        if os.fork() == 0:
+            try:
+                block = b"\x01" * (96 << 20)
+                time.sleep(600)
+            finally:
+                os._exit(0)
+    write(answer(request))
 
 
 def misbehave(request, hello):
+    n = option("--spread", 0)
+    if n:
+        spread(request, n)
+        return
     say(f"allocating without bound on request {request['id']}")
     blocks = []
     while True:
