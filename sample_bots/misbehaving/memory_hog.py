@@ -2,14 +2,23 @@
 """(15) Plays legally, then allocates (and touches) memory without bound.
 
 With ``--spread N`` it instead starts N children that each hold 96 MB (so no
-single process is large) and plays on."""
+single process is large), once, and plays on slowly."""
 import os
 import time
 
 from _base import answer, option, play, say, write
 
 
+spread_done = False
+
+
 def spread(request, n):
+    global spread_done
+    if spread_done:  # once: then play on, unhurried (the game outlasts the watchdog's period)
+        time.sleep(0.05)
+        write(answer(request))
+        return
+    spread_done = True
     say(f"starting {n} children of 96 MB each on request {request['id']}")
     for _ in range(n):
         if os.fork() == 0:
