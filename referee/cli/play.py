@@ -17,6 +17,8 @@ from referee.games import Outcome
 from referee.match.runner import run_match
 from referee.match.types import Limits, MatchResult
 
+_DEFAULTS = Limits()
+
 
 def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str]) -> str:
     def team_label(t: int) -> str:
@@ -75,6 +77,20 @@ def register(app: typer.Typer) -> None:
         decision_ms: Annotated[int, typer.Option(help="Time limit per decision, in ms.")] = 1000,
         handshake_ms: Annotated[int, typer.Option(help="Time limit for a bot's ready, in ms.")] = 10000,
         time_bank_ms: Annotated[int, typer.Option(help="Extra time per bot per game, in ms.")] = 0,
+        memory_mb: Annotated[int, typer.Option(
+            help="Memory cap per bot in MB: address space of each process and resident memory of the "
+            "bot with its children; 0 = none.")] = _DEFAULTS.memory_mb or 0,
+        cpu_s: Annotated[int, typer.Option(help="CPU-time cap per bot process in seconds; 0 = none.")] = (
+            _DEFAULTS.cpu_s or 0),
+        max_processes: Annotated[int, typer.Option(
+            help="Most live processes a bot may run, its descendants included; 0 = none.")] = (
+            _DEFAULTS.max_processes or 0),
+        max_open_files: Annotated[int, typer.Option(help="Open-file cap per bot process; 0 = none.")] = (
+            _DEFAULTS.max_open_files or 0),
+        max_line_bytes: Annotated[int, typer.Option(help="Longest line a bot may write, in bytes.")] = (
+            _DEFAULTS.max_line_bytes),
+        stderr_keep_bytes: Annotated[int, typer.Option(
+            help="Bytes of each bot's stderr kept in its file; the rest is dropped.")] = _DEFAULTS.stderr_keep_bytes,
         stderr_dir: Annotated[Optional[Path], typer.Option(
             help="Folder for each bot's stderr (default: next to the record).")] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
@@ -87,6 +103,13 @@ def register(app: typer.Typer) -> None:
         opts = normalize_options(spec, opts)
         if decision_ms <= 0 or handshake_ms <= 0 or time_bank_ms < 0:
             raise UserError("time limits must be positive")
+        caps = {"--memory-mb": memory_mb, "--cpu-s": cpu_s, "--max-processes": max_processes,
+                "--max-open-files": max_open_files, "--stderr-keep-bytes": stderr_keep_bytes}
+        for flag, value in caps.items():
+            if value < 0:
+                raise UserError(f"{flag} must be 0 or more, got {value}")
+        if max_line_bytes < 1024:
+            raise UserError(f"--max-line-bytes must be at least 1024, got {max_line_bytes}")
         bots = bot_specs_for_seats(spec, opts, bot, name)
         if seed is None:
             seed = secrets.randbelow(2**31)
@@ -105,7 +128,9 @@ def register(app: typer.Typer) -> None:
         except OSError as exc:
             raise UserError(f"cannot create stderr folder {err_dir}: {exc.strerror}") from None
         limits = Limits(handshake_s=handshake_ms / 1000, decision_s=decision_ms / 1000,
-                        time_bank_s=time_bank_ms / 1000)
+                        time_bank_s=time_bank_ms / 1000, memory_mb=memory_mb or None, cpu_s=cpu_s or None,
+                        max_processes=max_processes or None, max_open_files=max_open_files or None,
+                        max_line_bytes=max_line_bytes, stderr_keep_bytes=stderr_keep_bytes)
         result = trio.run(lambda: run_match(spec.name, opts, bots, seed=seed, record_path=record_path,
                                             limits=limits, stderr_dir=err_dir))
         print_result(result, quiet)
