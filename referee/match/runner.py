@@ -10,6 +10,7 @@ them and appends them to the record.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +36,52 @@ _VIOLATION_REASONS = {
     "invalid_json": FaultReason.INVALID_JSON,
     "wrong_message": FaultReason.WRONG_MESSAGE,
 }
+
+
+def _no_number(text: str) -> None:
+    return None
+
+
+def duplicate_key(line: bytes) -> str | None:
+    """The first key repeated within one JSON object of ``line``, if any.
+
+    The decoder keeps the last of duplicate keys, as most JSON parsers do; a bot
+    whose parser keeps the first would mean another action than the one the
+    referee read, so a message with a duplicate key is refused.  Called only
+    on lines that already decoded, so it is never the first to see bad JSON.
+    """
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> None:
+        keys = [k for k, _ in items]
+        if len(set(keys)) != len(keys):
+            found.append(next(k for i, k in enumerate(keys) if k in keys[:i]))
+
+    try:
+        json.loads(line, object_pairs_hook=pairs, parse_int=_no_number, parse_float=_no_number,
+                   parse_constant=_no_number)
+    except (ValueError, RecursionError):
+        return None
+    return found[0] if found else None
+
+
+def check_reply(line: bytes, rid: int, legal: list[str]) -> str:
+    """The action a reply line names, or ``BotFault`` saying what is wrong with it."""
+    msg = _Match._decode(line)
+    if not isinstance(msg, ActionMsg):
+        raise BotFault(FaultReason.WRONG_MESSAGE, f"expected action, got {msg.type}")
+    if msg.id != rid:
+        try:
+            shown = str(msg.id)
+        except ValueError:  # more digits than Python will print
+            shown = "(a number too long to show)"
+        shown = shown if len(shown) <= 40 else shown[:40] + "…"
+        raise BotFault(FaultReason.WRONG_REQUEST, f"answered request {shown}, expected {rid}")
+    action = msg.action
+    if action not in legal:
+        shown = action if len(action) <= 40 else action[:40] + "…"
+        raise BotFault(FaultReason.ILLEGAL_ACTION, f"{shown!r} is not among the {len(legal)} legal actions")
+    return action
 
 
 class RefereeError(Exception):
@@ -244,6 +291,8 @@ class _Match:
         msg = decode_bot_line(line)
         if isinstance(msg, Violation):
             raise BotFault(_VIOLATION_REASONS[msg.kind], msg.detail)
+        if (key := duplicate_key(line)) is not None:
+            raise BotFault(FaultReason.WRONG_MESSAGE, f"duplicate key {key!r}")
         return msg
 
     @staticmethod
@@ -310,19 +359,9 @@ class _Match:
                 if took > limits.decision_s:
                     self.bank[seat] = max(0.0, self.bank[seat] - (took - limits.decision_s))
                 try:
-                    msg = self._decode(line)
+                    action = check_reply(line, rid, legal)
                 except BotFault as exc:
                     raise _SeatFault(seat, exc) from None
-                if not isinstance(msg, ActionMsg):
-                    raise _SeatFault(seat, BotFault(FaultReason.WRONG_MESSAGE, f"expected action, got {msg.type}"))
-                if msg.id != rid:
-                    raise _SeatFault(seat, BotFault(FaultReason.WRONG_REQUEST,
-                                                    f"answered request {msg.id}, expected {rid}"))
-                action = msg.action
-                if action not in legal:
-                    shown = action if len(action) <= 40 else action[:40] + "…"
-                    raise _SeatFault(seat, BotFault(FaultReason.ILLEGAL_ACTION,
-                                                    f"{shown!r} is not among the {len(legal)} legal actions"))
                 if self.writer is not None:
                     self.writer.write({
                         "record": "decision", "n": rid, "seat": seat, "decision": decision,

@@ -1,0 +1,191 @@
+"""Hypothesis-generated bot lines always become a value: a message, or a fault with a reason.
+
+Two levels: the pure decoder and reply check (thousands of lines, no I/O),
+and the real match runner with a bot that sends a generated line as its reply
+(a few dozen games): no exception escapes the runner and nothing hangs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import trio
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from protocol.codec import Violation, decode_bot_line
+from protocol.messages import ActionMsg, ReadyMsg
+from referee.match.bot import BotFault
+from referee.match.runner import check_reply, run_match
+from referee.match.types import BotSpec, FaultReason, Limits
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLIER = ROOT / "sample_bots" / "misbehaving" / "replies_from_file.py"
+RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
+
+PROTOCOL_FAULTS = {
+    FaultReason.INVALID_UTF8, FaultReason.INVALID_JSON, FaultReason.WRONG_MESSAGE, FaultReason.WRONG_REQUEST,
+    FaultReason.ILLEGAL_ACTION, FaultReason.LINE_TOO_LONG, FaultReason.UNEXPECTED_MESSAGE,
+}
+RID = 7
+LEGAL = ["AS", "pass", "3"]
+GOOD = {"type": "action", "id": RID, "action": "AS"}
+
+# -- strategies -----------------------------------------------------------------------
+
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+json_values = st.recursive(json_scalars, lambda kids: st.lists(kids, max_size=4)
+                           | st.dictionaries(st.text(max_size=8), kids, max_size=4), max_leaves=12)
+
+
+def dumps(obj) -> bytes:
+    return json.dumps(obj, ensure_ascii=False).encode()
+
+
+@st.composite
+def truncated(draw) -> bytes:
+    full = dumps(draw(st.sampled_from([GOOD, {"type": "ready", "name": "x"}])))
+    return full[: draw(st.integers(0, len(full) - 1))]
+
+
+@st.composite
+def deep(draw) -> bytes:
+    depth = draw(st.integers(50, 20000))
+    opener, closer = draw(st.sampled_from([(b"[", b"]"), (b'{"a":', b"}")]))
+    inner = opener * depth + b"1" + closer * depth
+    where = draw(st.sampled_from(["bare", "action", "extra"]))
+    if where == "bare":
+        return inner
+    if where == "action":
+        return b'{"type":"action","id":%d,"action":' % RID + inner + b"}"
+    return b'{"type":"action","id":%d,"action":"AS","x":' % RID + inner + b"}"
+
+
+@st.composite
+def huge_number(draw) -> bytes:
+    digits = draw(st.integers(19, 6000))
+    number = draw(st.sampled_from([b"9" * digits, b"-" + b"9" * digits, b"1e%d" % digits, b"1.5e-%d" % digits,
+                                   b"NaN", b"Infinity", b"-Infinity", b"%d" % (RID + 2**64)]))
+    field = draw(st.sampled_from(["id", "action"]))
+    if field == "id":
+        return b'{"type":"action","id":' + number + b',"action":"AS"}'
+    return b'{"type":"action","id":%d,"action":' % RID + number + b"}"
+
+
+@st.composite
+def duplicate_keys(draw) -> bytes:
+    key = draw(st.sampled_from(["type", "id", "action"]))
+    second = draw(st.sampled_from([GOOD[key], "ready", RID + 1, "pass", "AS"]))
+    first = json.dumps(GOOD)[1:-1]
+    return ("{" + first + f",{json.dumps(key)}:{json.dumps(second)}" + "}").encode()
+
+
+@st.composite
+def unknown_fields(draw) -> bytes:
+    key = draw(st.text(min_size=1, max_size=10).filter(lambda k: k not in GOOD))
+    return dumps({**GOOD, key: draw(json_values)})
+
+
+@st.composite
+def wrong_types(draw) -> bytes:
+    key = draw(st.sampled_from(["type", "id", "action"]))
+    value = draw(json_values.filter(lambda v: v != GOOD[key] and not (key == "id" and v == RID)))
+    return dumps({**GOOD, key: value})
+
+
+@st.composite
+def wrong_shapes(draw) -> bytes:
+    obj = dict(GOOD)
+    for key in draw(st.lists(st.sampled_from(["type", "id", "action"]), min_size=1, unique=True)):
+        del obj[key]
+    return dumps(obj) if draw(st.booleans()) else dumps(draw(json_values.filter(lambda v: not isinstance(v, dict))))
+
+
+MUST_FAULT = truncated() | deep() | huge_number() | duplicate_keys() | unknown_fields() | wrong_types() | wrong_shapes()
+ANY_LINE = st.binary(max_size=300) | MUST_FAULT | st.just(dumps(GOOD)) | st.text(max_size=100).map(str.encode)
+
+
+# -- the pure decoder ------------------------------------------------------------------------
+
+
+@given(st.binary(max_size=2000))
+@settings(max_examples=1500)
+def test_any_bytes_decode_to_a_message_or_a_violation_with_a_reason(line):
+    msg = decode_bot_line(line)
+    if isinstance(msg, Violation):
+        assert msg.kind in ("invalid_utf8", "invalid_json", "wrong_message") and msg.detail
+    else:
+        assert isinstance(msg, (ActionMsg, ReadyMsg))
+
+
+@given(ANY_LINE)
+@settings(max_examples=1500)
+@example(dumps(GOOD))
+def test_every_reply_line_is_an_action_or_a_protocol_fault(line):
+    try:
+        action = check_reply(line, RID, LEGAL)
+    except BotFault as fault:
+        assert fault.reason in PROTOCOL_FAULTS and fault.message
+    else:
+        assert action in LEGAL
+
+
+@given(MUST_FAULT)
+@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+@example(b'{"type":"action","id":7,"action":"pass","action":"AS"}')
+@example(b'{"type":"ready","name":"x","type":"action","id":7,"action":"AS"}')
+@example(b'{"type":"action","id":' + b"9" * 4400 + b',"action":"AS"}')
+@example(b"[" * 100000)
+def test_truncated_deep_huge_duplicated_unknown_or_mistyped_replies_are_faults(line):
+    assume(line != dumps(GOOD))
+    try:
+        check_reply(line, RID, LEGAL)
+    except BotFault as fault:
+        assert fault.reason in PROTOCOL_FAULTS and fault.message
+    else:
+        raise AssertionError(f"accepted {line[:200]!r}")
+
+
+def test_a_duplicate_key_is_named():
+    try:
+        check_reply(b'{"type":"action","id":7,"action":"pass","action":"AS"}', RID, LEGAL)
+    except BotFault as fault:
+        assert fault.reason is FaultReason.WRONG_MESSAGE and fault.message == "duplicate key 'action'"
+
+
+# -- the real runner -----------------------------------------------------------------------------
+
+TEMPLATES = st.sampled_from([
+    b'{"type":"action","id":{ID},"action":{LEGAL}}',  # a good reply
+    b'{"type":"action","id":{ID},"action":{LEGAL},"action":"zz"}',
+    b'{"type":"action","id":{ID},"action":{LEGAL}}\n{"type":"action","id":{ID},"action":{LEGAL}}',
+    b'{"type":"action","id":{ID},"action":{LEGAL},"note":1}',
+])
+RUNNER_LINES = TEMPLATES | MUST_FAULT | st.binary(max_size=200) | st.binary(min_size=5000, max_size=9000)
+
+
+@given(RUNNER_LINES)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_runner_turns_any_reply_into_a_result_without_hanging(line):
+    with tempfile.TemporaryDirectory() as tmp:
+        reply = Path(tmp) / "reply.bin"
+        reply.write_bytes(line)
+        bots = [BotSpec("replier", (sys.executable, str(REPLIER), "--reply", str(reply)))]
+        bots += [BotSpec("random", (sys.executable, str(RANDOM_BOT), str(s))) for s in (1, 2, 3)]
+        limits = Limits(handshake_s=5, decision_s=2, max_line_bytes=4096, grace_s=0.2, term_s=0.2)
+
+        async def main():
+            with trio.fail_after(30):
+                return await run_match("back-alley", {}, bots, seed=1, limits=limits,
+                                       record_path=Path(tmp) / "r.jsonl")
+
+        result = trio.run(main)
+    if result.fault is None:  # only a well-formed reply lets the game go on
+        assert line.startswith(b'{"type":"action","id":{ID},"action":{LEGAL}}') and b"\n" not in line
+        assert result.outcome.status in ("win", "draw", "aborted")
+    else:
+        assert result.fault.seat == 0 and result.fault.reason in PROTOCOL_FAULTS, result.fault
+        assert result.outcome.status == "forfeit" and result.outcome.winners == (1,)
