@@ -165,6 +165,8 @@ class _Match:
         if self.stderr_dir is not None:
             self.stderr_dir.mkdir(parents=True, exist_ok=True)
         self._write(self.header())
+        if self.writer is not None:
+            self.writer.flush()  # a referee killed before the first decision still leaves a readable record
         state, events = self.spec.new_game(self.seed, self.options)
         procs = [
             BotProcess(s, b, self.limits, self._stderr_path(s, b)) for s, b in enumerate(self.bots)
