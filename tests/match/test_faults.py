@@ -17,7 +17,6 @@ import trio
 
 from referee.match.record import read_record
 from referee.match.runner import run_match
-from referee.match.types import FaultReason
 from referee.match.verify import verify_record
 
 from .hostile import CASES, PeakRss, assert_no_survivors, marked_processes, pids_in, random_bot

@@ -107,7 +107,8 @@ def test_a_resumed_tournament_plays_the_game_the_kill_interrupted(tmp_path, monk
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         kill_when(proc, a_game_is_half_written)
         assert_no_survivors(token, within_s=5)
-    finished = set(parse_results((out / "results.jsonl").read_bytes()).results) if (out / "results.jsonl").exists() else set()
+    results_file = out / "results.jsonl"
+    finished = set(parse_results(results_file.read_bytes()).results) if results_file.exists() else set()
     interrupted = {int(p.stem) for p in (out / "records").glob("*.jsonl")} - finished
     assert interrupted, "a game was running at the kill"
     for game_id in interrupted:
