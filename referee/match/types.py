@@ -11,7 +11,7 @@ from referee.games import Outcome
 
 
 class FaultReason(str, enum.Enum):
-    """Why a bot forfeited its game.  Documented in docs/protocol.md."""
+    """Why a bot forfeited its game.  Documented in docs/misbehaving.md."""
 
     SPAWN_FAILED = "spawn_failed"  # the command could not be started
     HANDSHAKE_TIMEOUT = "handshake_timeout"  # no `ready` within the handshake limit

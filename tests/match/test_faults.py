@@ -79,3 +79,15 @@ async def test_a_misbehaving_bot_forfeits_with_its_seat_and_reason_and_leaves_no
     if case.bot == "flood_stderr":
         assert log.stat().st_size > limits.stderr_keep_bytes
         assert "more bytes of stderr dropped" in log.read_text()[-notice:]
+
+
+def test_every_reason_code_is_documented_and_exercised_by_a_misbehaving_bot():
+    from pathlib import Path
+
+    from referee.match.types import FaultReason
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "misbehaving.md").read_text()
+    missing = [r.value for r in FaultReason if f"| `{r.value}` |" not in doc]
+    assert not missing, f"docs/misbehaving.md lacks {missing}"
+    # The matrix covers all but two; test_fault_paths.py covers those (no bot can make them mid-game).
+    assert {c.reason for c in CASES} | {FaultReason.SPAWN_FAILED, FaultReason.NOT_READING} == set(FaultReason)
