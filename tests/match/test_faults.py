@@ -89,5 +89,6 @@ def test_every_reason_code_is_documented_and_exercised_by_a_misbehaving_bot():
     doc = (Path(__file__).resolve().parents[2] / "docs" / "misbehaving.md").read_text()
     missing = [r.value for r in FaultReason if f"| `{r.value}` |" not in doc]
     assert not missing, f"docs/misbehaving.md lacks {missing}"
-    # The matrix covers all but two; test_fault_paths.py covers those (no bot can make them mid-game).
+    # The matrix covers all but two, which test_fault_paths.py covers: spawn_failed needs no bot, and
+    # game traffic rarely fills a pipe, so not_reading is provoked on one BotProcess.
     assert {c.reason for c in CASES} | {FaultReason.SPAWN_FAILED, FaultReason.NOT_READING} == set(FaultReason)
