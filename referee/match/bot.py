@@ -81,7 +81,6 @@ class BotProcess:
         self.family: sandbox.Family | None = None
         self.limit_fault: BotFault | None = None  # set by the watchdog when it killed the bot
         self._gone = False  # the process has exited and its stdout had time to drain
-        self._read_scope: trio.CancelScope | None = None
 
     # -- start ---------------------------------------------------------------
 
@@ -118,14 +117,19 @@ class BotProcess:
             if proc.returncode is not None or self.limit_fault is not None:
                 break
             await self.enforce_limits(max_age=sandbox.WATCH_INTERVAL_S / 2)
-        # The process has exited: give its last output a moment to arrive, then stop
-        # any read that waits on a stdout its children still hold open.
+        # The process has exited: give its last output a moment to arrive, take what is
+        # in the pipe, then close our end, which ends a read that waits on a stdout its
+        # children still hold open (the reader sees end-of-file).
         with trio.move_on_after(5):
             await proc.wait()
         await trio.sleep(EXIT_DRAIN_S)
         self._gone = True
-        if self._read_scope is not None:
-            self._read_scope.cancel()
+        for _ in range(16):  # at most 1 MB: a child may keep writing
+            if not self._read_nowait():
+                break
+        if proc.stdout is not None and not self._stdout_eof:
+            await proc.stdout.aclose()
+        self._stdout_eof = True
 
     async def _pump_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
@@ -244,20 +248,10 @@ class BotProcess:
         while not self._lines:
             if self._stdout_eof or self.limit_fault is not None:
                 raise await self._ended_fault()
-            if self._gone:  # exited, but children may hold stdout open: take what is there
-                if not self._read_nowait():
-                    raise await self._ended_fault()
-                continue
-            with trio.CancelScope() as scope:  # cancelled by the watchdog once the bot is gone
-                self._read_scope = scope
-                try:
-                    data = await self.process.stdout.receive_some(_READ_CHUNK)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    data = b""
-                finally:
-                    self._read_scope = None
-            if scope.cancelled_caught:
-                continue
+            try:  # the watchdog closes stdout once the bot has exited
+                data = await self.process.stdout.receive_some(_READ_CHUNK)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                data = b""
             if not data:
                 self._stdout_eof = True
                 continue
