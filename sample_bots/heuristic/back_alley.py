@@ -16,7 +16,8 @@ the suit long (it may be ruffed), spare trumps with a short side suit may
 ruff.  Bid the estimate rounded down: a missed contract costs ``5·b`` and an
 overtrick earns only 1, so the bid is what the hand takes with room to spare
 (against the random bot it makes about 95 % of its contracts).  Bid
-``board`` only when the hand is nothing but the top trumps in play.
+``board`` when the hand is nothing but the top trumps in play, or, with one
+card each, when that card more likely wins than not.
 
 Play (``play``): more tricks are always better for our team — they make our
 contract, set theirs, and overtricks score — so the bot wins tricks cheaply,
@@ -154,6 +155,15 @@ def is_sure_board(d: Deal) -> bool:
     return len(top) == d.h and set(top) == set(d.hand)
 
 
+def single_card_wins(d: Deal) -> float:
+    """With one card each (``h = 1``): the chance that our card, led, takes the trick —
+    that none of the other three hands holds a card that beats it."""
+    (card,) = d.hand
+    beaters = sum(1 for c in d.unseen
+                  if (d.is_trump(c) and not d.is_trump(card)) or d.power(c, d.suit(card)) > d.power(card))
+    return (1 - beaters / max(1, len(d.unseen))) ** 3
+
+
 def bid(d: Deal, legal: list[str]) -> str:
     state = d.state
     partner = (d.seat + 2) % 4
@@ -161,7 +171,14 @@ def bid(d: Deal, legal: list[str]) -> str:
         return "pass"  # partner's board decides our contract; a number would be ignored
     if is_sure_board(d) and "board" in legal:
         return "board"
-    n = int(estimate_tricks(d))
+    if d.h == 1:
+        # Only pass or board: +10 or -10, so board pays when the card wins more often
+        # than not (and a hand of passes from everyone only deals again).
+        return "board" if single_card_wins(d) > 0.5 else "pass"
+    estimate = estimate_tricks(d)
+    # A bid of n pays 5n if made and costs 5n if not: bid what the hand takes, and
+    # 1 as soon as one trick is more likely than not.
+    n = max(int(estimate), 1 if estimate >= 0.7 else 0)
     n = min(n, d.h - 1)
     return str(n) if n >= 1 and str(n) in legal else "pass"
 

@@ -1,0 +1,65 @@
+"""protocol.bot: a bot is a function from a request to an action."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from protocol.bot import Request, run
+
+from .test_languages import EVENT, GAME_OVER, HELLO
+
+REQUEST = {"type": "request", "id": 7, "seat": 0, "decision": "bid", "state": {"h": 13},
+           "legal": ["pass", "1", "board"], "time_ms": 1000}
+
+
+def play(decide, *lines, **hooks):
+    out = io.StringIO()
+    code = run(decide, stdin=io.StringIO("".join(json.dumps(m) + "\n" for m in lines)), stdout=out,
+               **hooks)
+    return code, [json.loads(x) for x in out.getvalue().splitlines()]
+
+
+def test_hello_gets_ready_with_the_name_and_no_events_without_an_event_hook():
+    code, sent = play(lambda r: r.legal[0], HELLO, GAME_OVER, name="mine")
+    assert code == 0
+    assert sent == [{"type": "ready", "name": "mine", "events": False}]
+
+
+def test_each_request_is_answered_with_decide_and_the_request_id():
+    seen: list[Request] = []
+
+    def decide(request: Request) -> str:
+        seen.append(request)
+        return request.legal[-1]
+
+    _, sent = play(decide, HELLO, REQUEST, GAME_OVER)
+    assert sent[1] == {"type": "action", "id": 7, "action": "board"}
+    (request,) = seen
+    assert (request.seat, request.decision, request.state, request.time_ms) == (0, "bid", {"h": 13}, 1000)
+    assert request.game == "back-alley" and request.hello["teams"] == [[0, 2], [1, 3]]
+
+
+def test_an_event_hook_asks_for_events_and_receives_each_inner_event():
+    events, hellos, overs = [], [], []
+    _, sent = play(lambda r: r.legal[0], HELLO, EVENT, REQUEST, GAME_OVER,
+                   on_event=events.append, on_hello=hellos.append, on_game_over=overs.append)
+    assert sent[0]["events"] is True
+    assert events == [EVENT["event"]]
+    assert hellos == [HELLO] and overs == [GAME_OVER]
+
+
+def test_the_helper_stops_at_game_over_and_reads_no_further():
+    _, sent = play(lambda r: r.legal[0], HELLO, GAME_OVER, REQUEST)
+    assert [m["type"] for m in sent] == ["ready"]
+
+
+def test_an_illegal_answer_is_sent_as_given_with_a_warning_on_stderr(capsys):
+    _, sent = play(lambda r: "7", HELLO, REQUEST, GAME_OVER, name="oops")
+    assert sent[1]["action"] == "7"
+    assert "oops: decide() returned '7'" in capsys.readouterr().err
+
+
+def test_end_of_input_without_game_over_ends_the_bot_normally():
+    code, sent = play(lambda r: r.legal[0], HELLO, REQUEST)
+    assert code == 0 and len(sent) == 2
