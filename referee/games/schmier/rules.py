@@ -194,7 +194,7 @@ class SchmierState(GameState):
         "options", "_max_redeals", "_max_deals", "_rng",
         "scores", "dealer", "deal", "played", "redeals",
         "phase", "actor", "hands", "stock",
-        "bids", "high", "declarer", "trump", "_eff", "_led",
+        "bids", "high", "declarer", "trump", "_eff", "_on_play", "_led",
         "discards", "discard_counts", "draw_counts", "_turn_discards",
         "_need_trump", "_need_other",
         "leader", "trick", "tricks", "tricks_won", "points", "counts",
@@ -318,6 +318,7 @@ class SchmierState(GameState):
         state.played = played
         state.trump = t = SUITS.index(trump)
         state._eff = EFFECTIVE[t]
+        state._on_play = ON_PLAY[t]
         state.stock = []
         state.discards[dealer] = rest
         state.discard_counts = [0] * NUM_SEATS
@@ -355,6 +356,7 @@ class SchmierState(GameState):
         self.declarer = -1
         self.trump = -1
         self._eff: dict[str, int] = {}
+        self._on_play: dict[str, int] = {}
         self._led = -1
         self.discards: list[list[str]] = [[], [], [], [], [], []]
         self.discard_counts: list[int | None] = [None] * NUM_SEATS
@@ -466,11 +468,26 @@ class SchmierState(GameState):
         self._legal = None
         phase = self.phase
         if phase == PLAY:
-            return self._play(action)
+            # The common case inline: a card that does not end the trick.
+            seat = self.actor
+            self.hands[seat].remove(action)
+            trick = self.trick
+            trick.append(action)
+            event = Event({"type": "play", "seat": seat, "card": action})
+            point = self._on_play.get(action)
+            if point is not None:
+                self.points[point] = seat % NUM_TEAMS  # SC-7.1 High, SC-7.2 Low
+            n = len(trick)
+            if n == NUM_SEATS:
+                return self._end_trick([event])
+            if n == 1:
+                self._led = self._eff[action]
+            self.actor = NEXT[seat]
+            return [event]
         if phase == DISCARD:
-            return self._discard(action)
+            return self._discard(action, legal)
         if phase == DEALER_DISCARD:
-            return self._dealer_discard(action)
+            return self._dealer_discard(action, legal)
         if phase == BID:
             return self._bid(action)
         return self._name_trump(action)
@@ -522,13 +539,14 @@ class SchmierState(GameState):
     def _name_trump(self, action: str) -> list[Event]:
         self.trump = t = SUITS.index(action)
         self._eff = EFFECTIVE[t]
+        self._on_play = ON_PLAY[t]
         events = [Event({"type": "trump", "seat": self.actor, "trump": action})]
         self.phase = DISCARD
         self.actor = (self.dealer + 1) % NUM_SEATS
         self._turn_discards = 0
         return events
 
-    def _discard(self, action: str) -> list[Event]:
+    def _discard(self, action: str, legal: list[str]) -> list[Event]:
         seat = self.actor
         if action == "done":
             events: list[Event] = []
@@ -538,6 +556,8 @@ class SchmierState(GameState):
             self._turn_discards += 1
             events = [Event({"type": "discard", "seat": seat, "card": action}, (seat,))]
             if self._turn_discards < MAX_DISCARDS:
+                legal.remove(action)  # the private cache: the rest stays legal
+                self._legal = legal
                 return events
         # SC-5.1: the dealer gives as many cards from the top of the stock.
         n = self._turn_discards
@@ -574,36 +594,29 @@ class SchmierState(GameState):
         self.actor = nxt
         return events
 
-    def _dealer_discard(self, action: str) -> list[Event]:
+    def _dealer_discard(self, action: str, legal: list[str]) -> list[Event]:
         d = self.actor
         hand = self.hands[d]
         hand.remove(action)
         self.discards[d].append(action)
         if self._eff[action] == self.trump:
             self._need_trump -= 1
+            quota_left = self._need_trump
         else:
             self._need_other -= 1
+            quota_left = self._need_other
         events = [Event({"type": "discard", "seat": d, "card": action}, (d,))]
+        if quota_left:  # same kinds still due: the rest of the list stays legal
+            legal.remove(action)
+            self._legal = legal
         if len(hand) == HAND_SIZE:
             self.discard_counts[d] = len(self.discards[d])
             self.phase = PLAY
             self.leader = self.actor = self.declarer  # SC-6: the declarer leads
         return events
 
-    def _play(self, action: str) -> list[Event]:
-        seat = self.actor
-        self.hands[seat].remove(action)
+    def _end_trick(self, events: list[Event]) -> list[Event]:
         trick = self.trick
-        trick.append(action)
-        events = [Event({"type": "play", "seat": seat, "card": action})]
-        point = ON_PLAY[self.trump].get(action)
-        if point is not None:
-            self.points[point] = seat % NUM_TEAMS  # SC-7.1 High, SC-7.2 Low
-        if len(trick) < NUM_SEATS:
-            if len(trick) == 1:
-                self._led = self._eff[action]
-            self.actor = NEXT[seat]
-            return events
         t = self.trump
         leader = self.leader
         winner = (leader + trick_winner(trick, t)) % NUM_SEATS
