@@ -826,3 +826,41 @@ def test_SC_9_a_set_declarer_can_lose_to_a_team_it_passed():
     play_tricks(state, points_script())
     out = state.outcome()
     assert out.scores == (20, 22, 0) and out.winners == (1,)
+
+
+# --- contract details ----------------------------------------------------------------
+
+
+def test_clone_carries_the_seeded_generator_so_both_copies_deal_alike():
+    state, _ = SPEC.new_game(31)
+    copy = state.clone()
+    a = [e.data for _ in range(6) for e in state.apply("pass")]
+    b = [e.data for _ in range(6) for e in copy.apply("pass")]
+    assert a == b and state.hands == copy.hands
+    copy.apply(copy.legal_actions()[1])
+    assert state.bids == [] and copy.bids != []
+
+
+def test_refused_actions_leave_the_state_alone():
+    state = _dealer_with(["AH", "2H", "JH", "JD", "JK", "KH", "QH", "TH", "9H"])
+    before = (state.legal_actions(), [list(h) for h in state.hands], state.observe(5))
+    for bad in ("AH", "done", "pass", "7", "H", "XX", "", None):
+        with pytest.raises((IllegalAction, InvalidAction)):
+            state.apply(bad)
+    assert (state.legal_actions(), [list(h) for h in state.hands], state.observe(5)) == before
+    with pytest.raises(InvalidAction):
+        state.apply(None)
+    with pytest.raises(IllegalAction):
+        state.apply("done")
+
+
+def test_from_deal_and_from_play_refuse_impossible_deals():
+    hands = [[c for c in CARDS][6 * s : 6 * s + 6] for s in range(6)]
+    with pytest.raises(ValueError):
+        SchmierState.from_deal(0, hands, list(CARDS[36:52]))  # 16-card stock
+    with pytest.raises(ValueError):
+        SchmierState.from_deal(6, hands, list(CARDS[36:]))
+    with pytest.raises(ValueError):
+        SchmierState.from_play(0, hands[:5] + [hands[0]], "H", 0, 3)  # repeated cards
+    with pytest.raises(ValueError):
+        SchmierState.from_play(0, hands, "H", 0, 2)
