@@ -20,6 +20,16 @@ The default deal counts give at least 200 games per game type (100 deals × 2
 seatings; 34 deals × 6 seatings).  Draws and aborts count as not won; a
 forfeit by either side is listed.  Each game's bots get their own seed from
 the tournament (``{seed}``), so a run is reproducible from ``--seed``.
+
+Last run (``--seed 1 --jobs 2``, 2 cores, about 4 minutes)::
+
+    game             games   won drawn   lost    rate  95% Wilson       score diff
+    back-alley         200   200     0      0  100.0%  [98.1%, 100.0%]     +1225.3
+    schmier            204   204     0      0  100.0%  [98.2%, 100.0%]       +38.6
+    pegs-and-jokers    200   200     0      0  100.0%  [98.1%, 100.0%]        +8.3
+
+(no forfeits; "score diff" is the heuristic team's score minus the mean of
+the other teams', per game, from the standings.)
 """
 
 from __future__ import annotations
