@@ -19,26 +19,17 @@ from .base import (
     Renderer,
 )
 
-GAMES: dict[str, GameSpec] = {}
-RENDERERS: dict[str, Renderer] = {}
+from . import back_alley, pegs_and_jokers, schmier  # noqa: E402
 
-
-def _register() -> None:
-    # Each game package exposes SPEC (a GameSpec) and RENDERER (a Renderer).
-    import importlib
-
-    for module in ("back_alley", "schmier", "pegs_and_jokers"):
-        try:
-            mod = importlib.import_module(f"{__name__}.{module}")
-        except ModuleNotFoundError as exc:  # game not built yet
-            if exc.name and exc.name.startswith(f"{__name__}.{module}"):
-                continue
-            raise
-        GAMES[mod.SPEC.name] = mod.SPEC
-        RENDERERS[mod.SPEC.name] = mod.RENDERER
-
-
-_register()
+#: Registry name -> GameSpec.  Explicit, like chess.variant.VARIANTS: adding a
+#: game means adding its package here (and to the conformance test's CONFIGS).
+GAMES: dict[str, GameSpec] = {
+    m.SPEC.name: m.SPEC for m in (back_alley, schmier, pegs_and_jokers)
+}
+#: Registry name -> Renderer (pure text for `referee play` and `referee replay`).
+RENDERERS: dict[str, Renderer] = {
+    m.SPEC.name: m.RENDERER for m in (back_alley, schmier, pegs_and_jokers)
+}
 
 
 def get_game(name: str) -> GameSpec:
