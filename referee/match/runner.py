@@ -356,6 +356,9 @@ class _Match:
                     try:
                         await p.process.stdin.send_all(payload)
                         sent = True
+                        if self.writer is not None:
+                            # Flush the previous decision's lines while this bot thinks.
+                            self.writer.flush()
                         line = await p.receive_line()
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
                         raise _SeatFault(seat, await p._ended_fault()) from None
@@ -384,8 +387,6 @@ class _Match:
                     })
                 new_events = state.apply(action)
                 self._route_events(new_events, outbox)
-                if self.writer is not None:
-                    self.writer.flush()
             await self._flush(procs, outbox)
         except _SeatFault as sf:
             return (sf.seat, sf.fault), state

@@ -31,6 +31,18 @@ def test_request_encodes_as_one_json_line():
                     "state": {"seat": 1, "hand": ["AS"]}, "legal": ["AS"], "time_ms": 1000}
 
 
+def test_fast_encoders_produce_exactly_the_models_wire_form():
+    from protocol import EventMsg, RequestMsg
+
+    fields = dict(id=4, seat=1, decision="play", state={"seat": 1, "hand": ["AS"], "x": None},
+                  legal=["AS", "KS"], time_ms=1000)
+    line = encode_request(**fields)
+    assert RequestMsg.model_validate_json(line) == RequestMsg(**fields)
+    assert line == encode(RequestMsg(**fields))
+    event = {"type": "play", "seat": 0, "card": "AS"}
+    assert encode_event(event) == encode(EventMsg(event=event))
+
+
 def test_event_and_hello_encode_round_trip():
     assert json.loads(encode_event({"type": "bid", "seat": 0, "bid": "pass"})) == {
         "type": "event", "event": {"type": "bid", "seat": 0, "bid": "pass"}}
