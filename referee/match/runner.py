@@ -349,7 +349,8 @@ class _Match:
                     raise _SeatFault(seat, BotFault(FaultReason.UNEXPECTED_MESSAGE,
                                                     "wrote output when no request was pending"))
                 payload = self._take_outbox(p, outbox[seat]) + request
-                await self._flush(procs, outbox)
+                if any(outbox):  # events for seats that asked for them
+                    await self._flush(procs, outbox)
                 t0 = trio.current_time()
                 sent = False
                 with trio.move_on_after(allowed) as scope:
