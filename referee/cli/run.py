@@ -8,6 +8,7 @@ directory, while paths inside the file are relative to the file's folder.
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -134,7 +135,7 @@ def register(app: typer.Typer) -> None:
         err.print(describe_plan(t, len(done)), markup=False)
         progress = PlainProgress() if quiet or not err.is_terminal else RichProgress(err)
         try:
-            outcome = trio.run(lambda: run_tournament(t, progress=progress, done=done))
+            outcome = trio.run(_until_interrupted, lambda: run_tournament(t, progress=progress, done=done))
         except KeyboardInterrupt:
             print(f"referee: interrupted; finished games are kept in {t.output}; "
                   "run the same command again to resume", file=sys.stderr)
@@ -143,3 +144,41 @@ def register(app: typer.Typer) -> None:
         print_standings(outcome.standings.to_json(), make_console())
         err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
                   markup=False)
+
+
+async def _until_interrupted(start):
+    """Run ``start()``; on SIGINT cancel it cleanly and raise KeyboardInterrupt afterwards.
+
+    Trio would otherwise inject KeyboardInterrupt at an arbitrary point, which
+    can leave a coroutine created but never awaited (a stray warning on exit).
+    Cancellation instead reaches every game at a checkpoint, and each game's
+    shielded teardown stops its bots.
+    """
+    interrupted = False
+    result = None
+    error: Exception | None = None
+    async with trio.open_nursery() as nursery:
+        async def watch() -> None:
+            nonlocal interrupted
+            with trio.open_signal_receiver(signal.SIGINT) as signals:
+                async for _ in signals:
+                    interrupted = True
+                    nursery.cancel_scope.cancel()
+                    return
+
+        async def work() -> None:
+            nonlocal result, error
+            try:
+                result = await start()
+            except Exception as exc:  # re-raised as itself below, not wrapped in a group
+                error = exc
+            finally:
+                nursery.cancel_scope.cancel()
+
+        nursery.start_soon(watch)
+        nursery.start_soon(work)
+    if interrupted:
+        raise KeyboardInterrupt
+    if error is not None:
+        raise error
+    return result
