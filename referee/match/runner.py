@@ -10,6 +10,7 @@ them and appends them to the record.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import json
 import time
 from collections.abc import Sequence
@@ -333,27 +334,32 @@ class _Match:
         outbox: list[list[bytes]] = [[] for _ in range(self.num_seats)]
         self._route_events(events, outbox)
         limits = self.limits
-        try:
-            while (seat := state.to_act()) is not None:
-                p = procs[seat]
-                legal = state.legal_actions()
-                decision = state.decision()
-                self.decisions += 1
-                rid = self.decisions
-                allowed = limits.decision_s + self.bank[seat]
-                request = encode_request(rid, seat, decision, state.observe(seat), legal, int(allowed * 1000))
-                for other in procs:  # the watchdog may have killed any bot, acting or not
-                    if other.limit_fault is not None:
-                        raise _SeatFault(other.seat, other.limit_fault)
-                if p.has_unread_output_nowait():
-                    raise _SeatFault(seat, BotFault(FaultReason.UNEXPECTED_MESSAGE,
-                                                    "wrote output when no request was pending"))
-                payload = self._take_outbox(p, outbox[seat]) + request
-                if any(outbox):  # events for seats that asked for them
-                    await self._flush(procs, outbox)
-                t0 = trio.current_time()
-                sent = False
-                with trio.move_on_after(allowed) as scope:
+        seat, rid, allowed, sent = -1, 0, 0.0, False
+        # One cancel scope for the whole game whose deadline is moved per
+        # decision: creating a scope per round trip costs Trio more than the
+        # rest of the referee's per-decision work.
+        with trio.CancelScope() as clock:
+            try:
+                while (seat := state.to_act()) is not None:
+                    p = procs[seat]
+                    legal = state.legal_actions()
+                    decision = state.decision()
+                    self.decisions += 1
+                    rid = self.decisions
+                    allowed = limits.decision_s + self.bank[seat]
+                    request = encode_request(rid, seat, decision, state.observe(seat), legal, int(allowed * 1000))
+                    for other in procs:  # the watchdog may have killed any bot, acting or not
+                        if other.limit_fault is not None:
+                            raise _SeatFault(other.seat, other.limit_fault)
+                    if p.has_unread_output_nowait():
+                        raise _SeatFault(seat, BotFault(FaultReason.UNEXPECTED_MESSAGE,
+                                                        "wrote output when no request was pending"))
+                    payload = self._take_outbox(p, outbox[seat]) + request
+                    if any(outbox):  # events for seats that asked for them
+                        await self._flush(procs, outbox)
+                    t0 = trio.current_time()
+                    sent = False
+                    clock.deadline = t0 + allowed
                     try:
                         await p.process.stdin.send_all(payload)
                         sent = True
@@ -362,36 +368,38 @@ class _Match:
                             self.writer.flush()
                         line = await p.receive_line()
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        clock.deadline = math.inf
                         raise _SeatFault(seat, await p._ended_fault()) from None
                     except BotFault as exc:
                         raise _SeatFault(seat, exc) from None
-                took = trio.current_time() - t0
-                if scope.cancelled_caught:
-                    # A bot over a process or memory cap is usually too busy to answer: name the cap.
-                    if (over := await p.enforce_limits()) is not None:
-                        raise _SeatFault(seat, over)
-                    if not sent:
-                        raise _SeatFault(seat, BotFault(
-                            FaultReason.NOT_READING, f"stdin stayed full for {allowed:.3f}s"))
-                    raise _SeatFault(seat, BotFault(
-                        FaultReason.TIMEOUT, f"no reply to request {rid} within {allowed:.3f}s"))
-                if took > limits.decision_s:
-                    self.bank[seat] = max(0.0, self.bank[seat] - (took - limits.decision_s))
-                try:
-                    action = check_reply(line, rid, legal)
-                except BotFault as exc:
-                    raise _SeatFault(seat, exc) from None
-                if self.writer is not None:
-                    self.writer.write({
-                        "record": "decision", "n": rid, "seat": seat, "decision": decision,
-                        "legal": legal, "action": action, "ms": round(took * 1000, 3),
-                    })
-                new_events = state.apply(action)
-                self._route_events(new_events, outbox)
-            await self._flush(procs, outbox)
-        except _SeatFault as sf:
-            return (sf.seat, sf.fault), state
-        return None, state
+                    clock.deadline = math.inf
+                    took = trio.current_time() - t0
+                    if took > limits.decision_s:
+                        self.bank[seat] = max(0.0, self.bank[seat] - (took - limits.decision_s))
+                    try:
+                        action = check_reply(line, rid, legal)
+                    except BotFault as exc:
+                        raise _SeatFault(seat, exc) from None
+                    if self.writer is not None:
+                        self.writer.write({
+                            "record": "decision", "n": rid, "seat": seat, "decision": decision,
+                            "legal": legal, "action": action, "ms": round(took * 1000, 3),
+                        })
+                    new_events = state.apply(action)
+                    self._route_events(new_events, outbox)
+                await self._flush(procs, outbox)
+            except _SeatFault as sf:
+                return (sf.seat, sf.fault), state
+        if not clock.cancelled_caught:
+            return None, state
+        # The acting seat's deadline passed.
+        p = procs[seat]
+        # A bot over a process or memory cap is usually too busy to answer: name the cap.
+        if (over := await p.enforce_limits()) is not None:
+            return (seat, over), state
+        if not sent:
+            return (seat, BotFault(FaultReason.NOT_READING, f"stdin stayed full for {allowed:.3f}s")), state
+        return (seat, BotFault(FaultReason.TIMEOUT, f"no reply to request {rid} within {allowed:.3f}s")), state
 
     async def _say_game_over(self, procs: list[BotProcess], outcome: Outcome) -> None:
         for p in procs:
