@@ -6,13 +6,14 @@ message model or a ``Violation`` that says what is wrong with the line.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
-from .messages import BotMessage, EventMsg, RequestMsg
+from .messages import ActionMsg, BotMessage, ReadyMsg
 
 BOT_MESSAGE: TypeAdapter = TypeAdapter(BotMessage)
 
@@ -52,13 +53,53 @@ def encode_event(event: dict[str, Any]) -> bytes:
     return b'{"type":"event","event":' + to_json(event) + b"}\n"
 
 
+def _no_number(text: str) -> None:
+    return None
+
+
+_KEY_TOKENS = {model: [f'"{name}"'.encode() for name in model.model_fields] for model in (ActionMsg, ReadyMsg)}
+
+
+def _surely_no_duplicate_keys(line: bytes, msg: Any) -> bool:
+    """Fast path for a decoded line: each field's name occurs no more often in the
+    line than in the message re-encoded (where every key is once).  A repeated key
+    adds an occurrence; escapes could hide one, so a backslash means "not sure"."""
+    if b"\\" in line:
+        return False
+    canonical = msg.model_dump_json().encode()
+    return all(line.count(token) == canonical.count(token) for token in _KEY_TOKENS[type(msg)])
+
+
+def duplicate_key(line: bytes) -> str | None:
+    """The first key repeated within one JSON object of ``line``, if any.
+
+    The decoder keeps the last of duplicate keys, as most JSON parsers do; a bot
+    whose parser keeps the first would mean another action than the one the
+    referee read, so a message with a duplicate key is refused.  Called only
+    on lines that already decoded, so it is never the first to see bad JSON.
+    """
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> None:
+        keys = [k for k, _ in items]
+        if len(set(keys)) != len(keys):
+            found.append(next(k for i, k in enumerate(keys) if k in keys[:i]))
+
+    try:
+        json.loads(line, object_pairs_hook=pairs, parse_int=_no_number, parse_float=_no_number,
+                   parse_constant=_no_number)
+    except (ValueError, RecursionError):
+        return None
+    return found[0] if found else None
+
+
 def decode_bot_line(line: bytes) -> BaseModel | Violation:
     try:
         line.decode("utf-8")
     except UnicodeDecodeError as exc:
         return Violation("invalid_utf8", f"byte {exc.start} is not UTF-8")
     try:
-        return BOT_MESSAGE.validate_json(line)
+        msg = BOT_MESSAGE.validate_json(line)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False)
         first = errors[0] if errors else {"type": "?", "msg": str(exc)}
@@ -68,3 +109,6 @@ def decode_bot_line(line: bytes) -> BaseModel | Violation:
         return Violation("wrong_message", f"{where}: {first['msg']}" if where else first["msg"])
     except Exception as exc:  # pragma: no cover - defensive: never let a line kill the reader
         return Violation("wrong_message", f"undecodable: {type(exc).__name__}")
+    if not _surely_no_duplicate_keys(line, msg) and (key := duplicate_key(line)) is not None:
+        return Violation("wrong_message", f"duplicate key {key!r}")
+    return msg

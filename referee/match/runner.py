@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,44 +38,6 @@ _VIOLATION_REASONS = {
 }
 
 
-def _no_number(text: str) -> None:
-    return None
-
-
-_KEY_TOKENS = {model: [f'"{name}"'.encode() for name in model.model_fields] for model in (ActionMsg, ReadyMsg)}
-
-
-def _surely_no_duplicate_keys(line: bytes, msg: Any) -> bool:
-    """Fast path for a decoded line: each field's name occurs no more often in the
-    line than in the message re-encoded (where every key is once).  A repeated key
-    adds an occurrence; escapes could hide one, so a backslash means "not sure"."""
-    if b"\\" in line:
-        return False
-    canonical = msg.model_dump_json().encode()
-    return all(line.count(token) == canonical.count(token) for token in _KEY_TOKENS[type(msg)])
-
-
-def duplicate_key(line: bytes) -> str | None:
-    """The first key repeated within one JSON object of ``line``, if any.
-
-    The decoder keeps the last of duplicate keys, as most JSON parsers do; a bot
-    whose parser keeps the first would mean another action than the one the
-    referee read, so a message with a duplicate key is refused.  Called only
-    on lines that already decoded, so it is never the first to see bad JSON.
-    """
-    found: list[str] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> None:
-        keys = [k for k, _ in items]
-        if len(set(keys)) != len(keys):
-            found.append(next(k for i, k in enumerate(keys) if k in keys[:i]))
-
-    try:
-        json.loads(line, object_pairs_hook=pairs, parse_int=_no_number, parse_float=_no_number,
-                   parse_constant=_no_number)
-    except (ValueError, RecursionError):
-        return None
-    return found[0] if found else None
 
 
 def check_reply(line: bytes, rid: int, legal: list[str]) -> str:
@@ -307,8 +268,6 @@ class _Match:
         msg = decode_bot_line(line)
         if isinstance(msg, Violation):
             raise BotFault(_VIOLATION_REASONS[msg.kind], msg.detail)
-        if not _surely_no_duplicate_keys(line, msg) and (key := duplicate_key(line)) is not None:
-            raise BotFault(FaultReason.WRONG_MESSAGE, f"duplicate key {key!r}")
         return msg
 
     @staticmethod

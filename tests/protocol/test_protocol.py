@@ -77,6 +77,8 @@ def test_good_bot_lines_decode(line, expected):
         (b"[1,2,3]", "wrong_message"),
         (b"9" * 5000, "invalid_json"),
         (b"[" * 100000, "invalid_json"),
+        (b'{"type":"action","id":3,"id":4,"action":"AS"}', "wrong_message"),
+        (b'{"type":"action","id":3,"action":"AS","action":"KS"}', "wrong_message"),
     ],
 )
 def test_bad_bot_lines_become_violations_not_exceptions(line, kind):
