@@ -57,6 +57,25 @@ class InvalidOptions(GameError, ValueError):
     """Game options are unknown or out of range: the user's fault."""
 
 
+def merge_options(game: str, options: Mapping[str, JSON] | None, defaults: Mapping[str, JSON]) -> dict[str, JSON]:
+    """``defaults`` overridden by ``options``; refuses a non-mapping and unknown keys."""
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise InvalidOptions(f"{game} options must be an object, not {type(options).__name__}")
+    unknown = sorted(map(str, set(options) - set(defaults)))
+    if unknown:
+        raise InvalidOptions(f"unknown {game} option(s): {', '.join(unknown)} (known: {', '.join(defaults)})")
+    return {**defaults, **options}
+
+
+def positive_int(name: str, value: JSON) -> int:
+    """``value`` if it is an integer ≥ 1 (not a bool), else ``InvalidOptions``."""
+    if type(value) is not int or value < 1:
+        raise InvalidOptions(f"{name} must be an integer ≥ 1, got {value!r}")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened.  ``data`` is a JSON-able dict with ``"type"``.

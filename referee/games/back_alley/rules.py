@@ -15,12 +15,13 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from ..base import (
+    merge_options,
+    positive_int,
     JSON,
     Event,
     GameSpec,
     GameState,
     IllegalAction,
-    InvalidOptions,
     Outcome,
 )
 from ..cards import RANK_INDEX, SUITS
@@ -485,21 +486,8 @@ class BackAlleySpec(GameSpec):
     rules_version = "1"
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
-        if options is None:
-            options = {}
-        if not isinstance(options, Mapping):
-            raise InvalidOptions("Back Alley options must be an object")
-        unknown = sorted(set(options) - set(DEFAULT_OPTIONS))
-        if unknown:
-            raise InvalidOptions(
-                f"unknown Back Alley option(s): {', '.join(map(str, unknown))} "
-                f"(known: {', '.join(DEFAULT_OPTIONS)})"
-            )
-        out = dict(DEFAULT_OPTIONS)
-        out.update(options)
-        m = out["max_redeals"]
-        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-            raise InvalidOptions(f"max_redeals must be an integer ≥ 1, got {m!r}")
+        out = merge_options("Back Alley", options, DEFAULT_OPTIONS)
+        positive_int("max_redeals", out["max_redeals"])
         return out
 
     def num_seats(self, options: Mapping[str, JSON] | None = None) -> int:

@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import (
+    merge_options,
+    positive_int,
     JSON,
     Event,
     GameSpec,
@@ -678,20 +680,11 @@ class PegsAndJokersSpec(GameSpec):
     rules_version = "1"
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
-        options = dict(options or {})
-        unknown = set(options) - set(DEFAULT_OPTIONS)
-        if unknown:
-            raise InvalidOptions(
-                f"unknown option(s) for pegs-and-jokers: {', '.join(sorted(unknown))} "
-                f"(known: {', '.join(DEFAULT_OPTIONS)})"
-            )
-        out = {**DEFAULT_OPTIONS, **options}
+        out = merge_options("pegs-and-jokers", options, DEFAULT_OPTIONS)
         players = out["players"]
         if type(players) is not int or players not in PLAYER_COUNTS:
             raise InvalidOptions(f"players must be 4, 6 or 8, not {players!r}")
-        max_turns = out["max_turns"]
-        if type(max_turns) is not int or max_turns < 1:
-            raise InvalidOptions(f"max_turns must be a positive integer, not {max_turns!r}")
+        positive_int("max_turns", out["max_turns"])
         return out
 
     def num_seats(self, options: Mapping[str, JSON] | None = None) -> int:

@@ -28,7 +28,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import Event, GameSpec, GameState, IllegalAction, InvalidOptions, Outcome
+from ..base import Event, GameSpec, GameState, IllegalAction, Outcome, merge_options, positive_int
 from ..cards import RANKS, SUITS
 from .notation import CARD_INDEX, CARDS, JOKER, parse_action
 
@@ -132,19 +132,9 @@ def trick_winner(cards: Sequence[str], trump: int) -> int:
 
 
 def normalize_options(options: Mapping[str, Any] | None) -> dict[str, int]:
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping):
-        raise InvalidOptions(f"schmier options must be a mapping, not {type(options).__name__}")
-    unknown = sorted(set(options) - set(DEFAULT_OPTIONS))
-    if unknown:
-        known = ", ".join(sorted(DEFAULT_OPTIONS))
-        raise InvalidOptions(f"unknown schmier option(s) {', '.join(map(repr, unknown))} (known: {known})")
-    out = dict(DEFAULT_OPTIONS)
-    for key, value in options.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidOptions(f"schmier option {key!r} must be an integer >= 1, got {value!r}")
-        out[key] = value
+    out = merge_options("schmier", options, DEFAULT_OPTIONS)
+    for key in DEFAULT_OPTIONS:
+        positive_int(f"schmier option {key!r}", out[key])
     return out
 
 
