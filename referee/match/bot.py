@@ -281,15 +281,13 @@ class BotProcess:
         return self._exit_fault(code)
 
     def _exit_fault(self, code: int) -> BotFault:
-        if code == -signal.SIGXCPU or (code == -signal.SIGKILL and self._hit_cpu_cap()):
+        # The kernel sends SIGXCPU at the soft CPU limit; a bare SIGKILL is not ours to name.
+        if code == -signal.SIGXCPU:
             return BotFault(FaultReason.CPU_LIMIT, f"{describe_exit(code)} (CPU-time cap {self.limits.cpu_s}s)")
         tail = " ".join(self.stderr_tail()[-3:])
         if self.limits.memory_mb and ("MemoryError" in tail or "bad_alloc" in tail or "out of memory" in tail.lower()):
             return BotFault(FaultReason.MEMORY_LIMIT, f"{describe_exit(code)} (memory cap {self.limits.memory_mb} MB)")
         return BotFault(FaultReason.EXITED, describe_exit(code))
-
-    def _hit_cpu_cap(self) -> bool:
-        return False  # the kernel sends SIGXCPU first at the soft limit; SIGKILL alone is not ours to name
 
     # -- stop ----------------------------------------------------------------
 
