@@ -15,18 +15,32 @@ game is a run of deals; each deal goes through these decisions:
                     card at a time back to 6 cards, keeping SC-5.2 satisfiable.
 ``play``            six tricks, the declarer leads the first (SC-6).
 
-Internally a card is an int: ``suit * 13 + rank`` (suits C D H S, ranks
-2 … A) and 52 for the joker; ``notation.CARDS`` maps it to text.  Everything
-trump-dependent comes from small tables indexed by the trump suit, so the
-per-decision work is a few list look-ups.  ``apply`` mutates in place; the
-legal list of the pending decision is cached until the next ``apply``.
+Cards are their text (``"TS"``, ``"JK"``) inside the engine too, so an
+action needs no conversion.  Everything trump-dependent comes from small
+tables indexed by the trump suit, so the per-decision work is a few look-ups.
+
+The hot path (a random game is ~115 deals and ~6,900 decisions, see
+``benchmarks/engine_schmier.py``) is kept to a few list operations:
+
+* ``apply`` mutates in place and leaves the legal list of the next decision
+  in ``_legal``, often a list the state already holds (the hand, the cards of
+  the led suit, the bid list); ``legal_actions`` returns a copy and ``apply``
+  checks membership in it.  Nothing outside ``apply`` mutates ``_legal``.
+* During the play each seat's hand is also kept split by the suit a card
+  follows (``_by_suit``), so a follower's legal list needs no filtering.
+* The events of single decisions (a play, a bid, a discard, ...) are built
+  once at import and shared between games.  Their data is a read-only dict
+  (``FrozenData``): equal to the dict it was built from, JSON-encodable, and
+  a caller that tries to change it gets a ``TypeError``, never another game's
+  events changed.  The other events are built per deal.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from ..base import Event, GameSpec, GameState, IllegalAction, Outcome, merge_options, positive_int
 from ..cards import RANKS, SUITS
@@ -77,6 +91,7 @@ PROTECTED = [frozenset((ACE[t], TWO[t], RIGHT[t], LEFT[t], JOKER)) for t in rang
 ON_PLAY = [{ACE[t]: 0, TWO[t]: 1} for t in range(4)]
 #: ... and by who wins the trick holding it (SC-7.3, 7.4, 7.5).
 ON_WIN = [{RIGHT[t]: 2, LEFT[t]: 3, JOKER: 4} for t in range(4)]
+ON_WIN_ITEMS = [tuple(on_win.items()) for on_win in ON_WIN]
 
 #: EFFECTIVE[t][card]: the suit the card belongs to when t is trump (SC-4.1).
 EFFECTIVE: list[dict[str, int]] = [
@@ -115,6 +130,115 @@ STRENGTH: list[list[dict[str, int]]] = [
 BID_LEGAL = [["pass"] + [str(b) for b in range(max(MIN_BID, h + 1), MAX_BID + 1)] for h in range(7)]
 SUIT_LEGAL = list(SUITS)
 NEXT = [(s + 1) % NUM_SEATS for s in range(NUM_SEATS)]
+#: NEXT_BY[leader][i]: the seat that played card ``i`` of a trick.
+NEXT_BY = [[(s + i) % NUM_SEATS for i in range(NUM_SEATS)] for s in range(NUM_SEATS)]
+BID_VALUE = {"pass": 0, **{str(b): b for b in range(MIN_BID, MAX_BID + 1)}}
+SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
+NO_ACTIONS: list[str] = []  # the legal list once the game is over (never mutated)
+
+
+# --- events ---------------------------------------------------------------
+
+
+class FrozenData(dict):  # type: ignore[type-arg]
+    """The data of a shared event: a dict that refuses to change.
+
+    It compares, iterates and JSON-encodes as the plain dict it was built
+    from; ``copy()``, ``dict(d)`` and ``{**d}`` give a plain, mutable dict,
+    and so do pickling and ``copy.deepcopy``.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("event data is shared between games and read-only; copy it to change it")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
+        return (dict, (dict(self),))
+
+
+# ``Event`` is a frozen dataclass whose generated ``__init__`` sets its two
+# slots through ``object.__setattr__``; setting them through the slot
+# descriptors directly is the same thing at under half the cost.  Refuse to
+# load if ``Event`` ever grows a field or a ``__post_init__``.
+assert [f.name for f in dataclasses.fields(Event)] == ["data", "to"]
+assert not hasattr(Event, "__post_init__")
+_new_object = object.__new__
+_set_data = Event.data.__set__  # type: ignore[attr-defined]
+_set_to = Event.to.__set__  # type: ignore[attr-defined]
+
+
+def _event(data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
+    """``Event(data, to)``, built without the frozen dataclass ``__init__``."""
+    ev = _new_object(Event)
+    _set_data(ev, data)
+    _set_to(ev, to)
+    return ev
+
+
+#: ``(s,)``: the audience of a private event of seat ``s``.
+ONLY = [(s,) for s in range(NUM_SEATS)]
+
+
+def _shared(data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
+    return _event(FrozenData(data), to)
+
+
+#: Shared events, indexed by seat and then by action text (or number).
+PLAY_EVENTS = [{c: _shared({"type": "play", "seat": s, "card": c}) for c in CARDS} for s in range(NUM_SEATS)]
+DISCARD_EVENTS = [
+    {c: _shared({"type": "discard", "seat": s, "card": c}, ONLY[s]) for c in CARDS} for s in range(NUM_SEATS)
+]
+BID_EVENTS = [{a: _shared({"type": "bid", "seat": s, "bid": a}) for a in BID_VALUE} for s in range(NUM_SEATS)]
+TRUMP_EVENTS = [{a: _shared({"type": "trump", "seat": s, "trump": a}) for a in SUITS} for s in range(NUM_SEATS)]
+CONTRACT_EVENTS = [
+    {b: _shared({"type": "contract", "declarer": s, "bid": b}) for b in range(MIN_BID, MAX_BID + 1)}
+    for s in range(NUM_SEATS)
+]
+DRAW_EVENTS = [
+    [_shared({"type": "draw", "seat": s, "count": n}) for n in range(STOCK_SIZE + 1)] for s in range(NUM_SEATS)
+]
+
+
+# --- shuffling ------------------------------------------------------------
+
+#: ``random.Random.shuffle`` of a 53-card deck, step by step: position ``i``
+#: swaps with ``randbelow(n = i + 1)``, which draws ``k`` bits until below ``n``.
+_SHUFFLE_STEPS = tuple((i, i + 1, (i + 1).bit_length()) for i in range(DECK_SIZE - 1, 0, -1))
+
+
+def _shuffle_inline(deck: list[str], rng: random.Random) -> None:
+    """Exactly ``rng.shuffle(deck)`` (same order, same draws), inlined."""
+    getrandbits = rng.getrandbits
+    for i, n, k in _SHUFFLE_STEPS:
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
+
+
+def _shuffle_library(deck: list[str], rng: random.Random) -> None:
+    rng.shuffle(deck)
+
+
+def _inline_matches_library() -> bool:
+    """Whether this Python's ``random.shuffle`` is the one ``_shuffle_inline`` copies."""
+    for seed in range(8):
+        a, b = random.Random(seed), random.Random(seed)
+        x, y = list(CARDS), list(CARDS)
+        a.shuffle(x)
+        _shuffle_inline(y, b)
+        if x != y or a.getrandbits(64) != b.getrandbits(64):
+            return False
+    return True
+
+
+#: Seeded games must deal what ``random.Random.shuffle`` deals (RULES 0.4), on
+#: any Python: the inlined copy is used only where it provably matches.
+shuffle_deck = _shuffle_inline if _inline_matches_library() else _shuffle_library
 
 
 def trick_winner(cards: Sequence[str], trump: int) -> int:
@@ -187,7 +311,7 @@ class SchmierState(GameState):
         "bids", "high", "declarer", "trump", "_eff", "_on_play", "_led",
         "discards", "discard_counts", "draw_counts", "_turn_discards",
         "_need_trump", "_need_other",
-        "leader", "trick", "tricks", "tricks_won", "points", "counts",
+        "leader", "trick", "tricks", "tricks_won", "points", "counts", "_by_suit",
         "_legal", "_outcome",
     )
 
@@ -203,8 +327,9 @@ class SchmierState(GameState):
         self.deal = 0
         self.played = 0
         self.redeals = 0
+        self.actor: int | None = None
         self._outcome: Outcome | None = None
-        self._legal: list[str] | None = None
+        self._legal: list[str] = NO_ACTIONS
 
     @classmethod
     def new(cls, seed: int, options: Mapping[str, Any] | None = None) -> tuple[SchmierState, list[Event]]:
@@ -314,15 +439,14 @@ class SchmierState(GameState):
         state.discard_counts = [0] * NUM_SEATS
         state.draw_counts = [0] * NUM_SEATS
         state.discard_counts[dealer] = state.draw_counts[dealer] = len(rest)
-        state.phase = PLAY
-        state.leader = state.actor = declarer
-        events.append(Event({"type": "contract", "declarer": declarer, "bid": bid}))
-        events.append(Event({"type": "trump", "seat": declarer, "trump": trump}))
+        state._start_play()
+        events.append(CONTRACT_EVENTS[declarer][bid])
+        events.append(TRUMP_EVENTS[declarer][trump])
         return state, events
 
     def _shuffle_and_deal(self, events: list[Event]) -> None:
         deck = list(CARDS)
-        self._rng.shuffle(deck)
+        shuffle_deck(deck, self._rng)
         # RULES 0.5: one card at a time from the dealer's left, clockwise, so
         # the seat ``k`` places left of the dealer gets deck[k-1], deck[k+5], ...
         first = (self.dealer + 1) % NUM_SEATS
@@ -340,7 +464,8 @@ class SchmierState(GameState):
         self.hands = hands
         self.stock = stock
         self.phase = BID
-        self.actor = (self.dealer + 1) % NUM_SEATS
+        self.actor = NEXT[self.dealer]
+        self._legal = BID_LEGAL[0]
         self.bids: list[tuple[int, int]] = []
         self.high = 0
         self.declarer = -1
@@ -360,12 +485,10 @@ class SchmierState(GameState):
         self.tricks_won = [0, 0, 0]
         self.points: list[int | None] = [None] * 6
         self.counts = [0, 0, 0]
-        self._legal = None
-        events.append(
-            Event({"type": "deal", "deal": self.deal, "dealer": self.dealer, "scores": self.scores[:]})
-        )
+        self._by_suit: list[list[list[str]]] = []
+        events.append(_event({"type": "deal", "deal": self.deal, "dealer": self.dealer, "scores": self.scores[:]}))
         for s in range(NUM_SEATS):
-            events.append(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)))
+            events.append(_event({"type": "hand", "seat": s, "cards": hands[s][:]}, ONLY[s]))
 
     def clone(self) -> SchmierState:
         new = object.__new__(SchmierState)
@@ -386,7 +509,9 @@ class SchmierState(GameState):
         new.tricks_won = self.tricks_won[:]
         new.points = self.points[:]
         new.counts = self.counts[:]
-        new._legal = None
+        new._by_suit = [[cards[:] for cards in suits] for suits in self._by_suit]
+        # The legal list may be one of the lists copied above: derive it anew.
+        new._legal = new._compute_legal()
         return new
 
     # -- queries -------------------------------------------------------
@@ -395,7 +520,7 @@ class SchmierState(GameState):
         return seat % NUM_TEAMS
 
     def to_act(self) -> int | None:
-        return None if self.phase == OVER else self.actor
+        return self.actor  # None once the game is over
 
     def decision(self) -> str:
         return PHASE_NAMES[self.phase]
@@ -408,30 +533,26 @@ class SchmierState(GameState):
         return self.trump >= 0 and EFFECTIVE[self.trump][card] == self.trump
 
     def legal_actions(self) -> list[str]:
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        return legal[:]
+        return self._legal[:]
 
     def _compute_legal(self) -> list[str]:
+        """The legal list of the pending decision, derived from the state.
+
+        ``apply`` keeps ``_legal`` up to date by cheaper means; this is the
+        definition they must agree with (and what ``clone`` uses).
+        """
         phase = self.phase
+        actor = self.actor
         if phase == PLAY:
-            hand = self.hands[self.actor]
+            assert actor is not None
             if self.trick:
-                eff = self._eff
-                led = self._led
-                follow = [c for c in hand if eff[c] == led]  # SC-6.1
-                if follow:
-                    return follow
-            return hand
+                return self._by_suit[actor][self._led] or self.hands[actor]  # SC-6.1
+            return self.hands[actor]
         if phase == BID:
             return BID_LEGAL[self.high]
         if phase == DISCARD:
-            # SC-5.1: non-trumps only; the turn ends by itself at 3 discards.
-            eff, t = self._eff, self.trump
-            legal = [c for c in self.hands[self.actor] if eff[c] != t]
-            legal.append("done")
-            return legal
+            assert actor is not None
+            return self._discard_legal(actor)
         if phase == DEALER_DISCARD:
             # SC-5.2: what is left to discard keeps the rule satisfiable.
             eff, t = self._eff, self.trump
@@ -440,39 +561,48 @@ class SchmierState(GameState):
             need_other = self._need_other > 0
             return [
                 c
-                for c in self.hands[self.actor]
+                for c in self.hands[actor]  # type: ignore[index]
                 if (need_other if eff[c] != t else (need_trump and c not in protected))
             ]
         if phase == TRUMP:
             return SUIT_LEGAL
-        return []
+        return NO_ACTIONS
+
+    def _discard_legal(self, seat: int) -> list[str]:
+        # SC-5.1: non-trumps only; the turn ends by itself at 3 discards.
+        eff, t = self._eff, self.trump
+        legal = [c for c in self.hands[seat] if eff[c] != t]
+        legal.append("done")
+        return legal
 
     # -- apply ---------------------------------------------------------
 
     def apply(self, action: str) -> list[Event]:
         legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
         if action not in legal:
             self._reject(action)
-        self._legal = None
         phase = self.phase
         if phase == PLAY:
             # The common case inline: a card that does not end the trick.
-            seat = self.actor
+            seat: int = self.actor  # type: ignore[assignment]
+            suit = self._eff[action]
             self.hands[seat].remove(action)
+            by_suit = self._by_suit
+            by_suit[seat][suit].remove(action)
             trick = self.trick
             trick.append(action)
-            event = Event({"type": "play", "seat": seat, "card": action})
-            point = self._on_play.get(action)
-            if point is not None:
-                self.points[point] = seat % NUM_TEAMS  # SC-7.1 High, SC-7.2 Low
+            event = PLAY_EVENTS[seat][action]
+            if action in self._on_play:
+                self.points[self._on_play[action]] = seat % NUM_TEAMS  # SC-7.1 High, SC-7.2 Low
             n = len(trick)
             if n == NUM_SEATS:
                 return self._end_trick([event])
             if n == 1:
-                self._led = self._eff[action]
-            self.actor = NEXT[seat]
+                self._led = suit
+            else:
+                suit = self._led
+            self.actor = seat = NEXT[seat]
+            self._legal = by_suit[seat][suit] or self.hands[seat]  # SC-6.1
             return [event]
         if phase == DISCARD:
             return self._discard(action, legal)
@@ -482,20 +612,20 @@ class SchmierState(GameState):
             return self._bid(action)
         return self._name_trump(action)
 
-    def _reject(self, action: object) -> None:
+    def _reject(self, action: object) -> NoReturn:
         parse_action(action)  # raises InvalidAction for text that is no action
         if self.phase == OVER:
             raise IllegalAction(f"the game is over; {action!r} is not legal")
         raise IllegalAction(
             f"{action!r} is not legal for seat {self.actor}'s {PHASE_NAMES[self.phase]} decision"
-            f" (legal: {', '.join(self._legal or [])})"
+            f" (legal: {', '.join(self._legal)})"
         )
 
     def _bid(self, action: str) -> list[Event]:
-        seat = self.actor
-        value = 0 if action == "pass" else int(action)
+        seat: int = self.actor  # type: ignore[assignment]
+        value = BID_VALUE[action]
         self.bids.append((seat, value))
-        events = [Event({"type": "bid", "seat": seat, "bid": action})]
+        events = [BID_EVENTS[seat][action]]
         if value:
             self.high = value
             self.declarer = seat
@@ -503,6 +633,7 @@ class SchmierState(GameState):
             self._end_bidding(events)
         else:
             self.actor = NEXT[seat]
+            self._legal = BID_LEGAL[self.high]
         return events
 
     def _end_bidding(self, events: list[Event]) -> None:
@@ -510,7 +641,7 @@ class SchmierState(GameState):
             # SC-3.1: the same dealer deals again; RULES 0.7 guard.
             self.redeals += 1
             events.append(
-                Event({"type": "redeal", "deal": self.deal, "dealer": self.dealer, "redeals": self.redeals})
+                _event({"type": "redeal", "deal": self.deal, "dealer": self.dealer, "redeals": self.redeals})
             )
             if self.redeals >= self._max_redeals:
                 self._finish(
@@ -522,38 +653,39 @@ class SchmierState(GameState):
             return
         self.redeals = 0
         self.played += 1
-        events.append(Event({"type": "contract", "declarer": self.declarer, "bid": self.high}))
+        events.append(CONTRACT_EVENTS[self.declarer][self.high])
         self.phase = TRUMP
         self.actor = self.declarer
+        self._legal = SUIT_LEGAL
 
     def _name_trump(self, action: str) -> list[Event]:
-        self.trump = t = SUITS.index(action)
+        self.trump = t = SUIT_INDEX[action]
         self._eff = EFFECTIVE[t]
         self._on_play = ON_PLAY[t]
-        events = [Event({"type": "trump", "seat": self.actor, "trump": action})]
+        events = [TRUMP_EVENTS[self.actor][action]]  # type: ignore[index]
         self.phase = DISCARD
-        self.actor = (self.dealer + 1) % NUM_SEATS
+        self.actor = seat = NEXT[self.dealer]
         self._turn_discards = 0
+        self._legal = self._discard_legal(seat)
         return events
 
     def _discard(self, action: str, legal: list[str]) -> list[Event]:
-        seat = self.actor
+        seat: int = self.actor  # type: ignore[assignment]
         if action == "done":
             events: list[Event] = []
         else:
             self.hands[seat].remove(action)
             self.discards[seat].append(action)
             self._turn_discards += 1
-            events = [Event({"type": "discard", "seat": seat, "card": action}, (seat,))]
+            events = [DISCARD_EVENTS[seat][action]]
             if self._turn_discards < MAX_DISCARDS:
-                legal.remove(action)  # the private cache: the rest stays legal
-                self._legal = legal
+                legal.remove(action)  # our own list (built by _discard_legal): the rest stays legal
                 return events
         # SC-5.1: the dealer gives as many cards from the top of the stock.
         n = self._turn_discards
         self._turn_discards = 0
         self.discard_counts[seat] = self.draw_counts[seat] = n
-        events.append(Event({"type": "draw", "seat": seat, "count": n}))
+        events.append(DRAW_EVENTS[seat][n])
         stock = self.stock
         if n:
             drawn = stock[-1 : -n - 1 : -1]
@@ -561,10 +693,11 @@ class SchmierState(GameState):
             hand = self.hands[seat]
             hand.extend(drawn)
             hand.sort(key=ORDER.__getitem__)
-            events.append(Event({"type": "drawn", "seat": seat, "cards": drawn}, (seat,)))
+            events.append(_event({"type": "drawn", "seat": seat, "cards": drawn}, ONLY[seat]))
         nxt = NEXT[seat]
         if nxt != self.dealer:
             self.actor = nxt
+            self._legal = self._discard_legal(nxt)
             return events
         # SC-5.2: the dealer takes the rest of the stock ...
         drawn = stock[::-1]
@@ -573,8 +706,8 @@ class SchmierState(GameState):
         hand.extend(drawn)
         hand.sort(key=ORDER.__getitem__)
         self.draw_counts[nxt] = len(drawn)
-        events.append(Event({"type": "draw", "seat": nxt, "count": len(drawn)}))
-        events.append(Event({"type": "drawn", "seat": nxt, "cards": drawn}, (nxt,)))
+        events.append(DRAW_EVENTS[nxt][len(drawn)])
+        events.append(_event({"type": "drawn", "seat": nxt, "cards": drawn}, ONLY[nxt]))
         # ... and must discard exactly max(0, T - 6) trumps, the rest non-trumps.
         eff, t = self._eff, self.trump
         n_trumps = sum(1 for c in hand if eff[c] == t)
@@ -582,10 +715,11 @@ class SchmierState(GameState):
         self._need_other = len(hand) - HAND_SIZE - self._need_trump
         self.phase = DEALER_DISCARD
         self.actor = nxt
+        self._legal = self._compute_legal()
         return events
 
     def _dealer_discard(self, action: str, legal: list[str]) -> list[Event]:
-        d = self.actor
+        d: int = self.actor  # type: ignore[assignment]
         hand = self.hands[d]
         hand.remove(action)
         self.discards[d].append(action)
@@ -595,32 +729,50 @@ class SchmierState(GameState):
         else:
             self._need_other -= 1
             quota_left = self._need_other
-        events = [Event({"type": "discard", "seat": d, "card": action}, (d,))]
-        if quota_left:  # same kinds still due: the rest of the list stays legal
-            legal.remove(action)
-            self._legal = legal
+        events = [DISCARD_EVENTS[d][action]]
         if len(hand) == HAND_SIZE:
             self.discard_counts[d] = len(self.discards[d])
-            self.phase = PLAY
-            self.leader = self.actor = self.declarer  # SC-6: the declarer leads
+            self._start_play()
+        elif quota_left:  # same kind still due: the rest of our own list stays legal
+            legal.remove(action)
+        else:
+            self._legal = self._compute_legal()
         return events
+
+    def _start_play(self) -> None:
+        """SC-6: the declarer leads; split every hand by the suit its cards follow."""
+        eff = self._eff
+        by_suit = self._by_suit = []
+        for hand in self.hands:
+            suits: list[list[str]] = [[], [], [], []]
+            for c in hand:
+                suits[eff[c]].append(c)
+            by_suit.append(suits)
+        self.phase = PLAY
+        self.leader = self.actor = self.declarer
+        self._legal = self.hands[self.declarer]
 
     def _end_trick(self, events: list[Event]) -> list[Event]:
         trick = self.trick
         t = self.trump
         leader = self.leader
-        winner = (leader + trick_winner(trick, t)) % NUM_SEATS
+        # SC-6.2, as trick_winner(trick, t) with the led suit already known.
+        strength = STRENGTH[t][self._led]
+        best, best_i = -1, 0
+        for i, c in enumerate(trick):
+            s = strength[c]
+            if s > best:
+                best, best_i = s, i
+        winner = NEXT_BY[leader][best_i]
         team = winner % NUM_TEAMS
         self.tricks_won[team] += 1
-        self.counts[team] += sum([GAME_VALUE[c] for c in trick])
-        on_win = ON_WIN[t]
-        for c in trick:
-            point = on_win.get(c)
-            if point is not None:
+        self.counts[team] += sum(map(GAME_VALUE.__getitem__, trick))
+        for c, point in ON_WIN_ITEMS[t]:
+            if c in trick:
                 self.points[point] = team  # SC-7.3 Right, 7.4 Left, 7.5 Joker
         self.tricks.append((leader, tuple(trick), winner))
         events.append(
-            Event(
+            _event(
                 {
                     "type": "trick",
                     "n": len(self.tricks),
@@ -634,6 +786,7 @@ class SchmierState(GameState):
         self.trick = []
         if len(self.tricks) < HAND_SIZE:
             self.leader = self.actor = winner
+            self._legal = self.hands[winner]
             return events
         self._score_deal(events)
         return events
@@ -657,7 +810,7 @@ class SchmierState(GameState):
         for tm in range(NUM_TEAMS):
             scores[tm] += delta[tm]
         events.append(
-            Event(
+            _event(
                 {
                     "type": "deal_score",
                     "deal": self.deal,
@@ -700,8 +853,9 @@ class SchmierState(GameState):
     def _finish(self, outcome: Outcome, events: list[Event]) -> None:
         self._outcome = outcome
         self.phase = OVER
-        self.actor = -1
-        events.append(Event({"type": "game_end", **outcome.to_json()}))
+        self.actor = None
+        self._legal = NO_ACTIONS
+        events.append(_event({"type": "game_end", **outcome.to_json()}))
 
     # -- observation ---------------------------------------------------
 
