@@ -91,7 +91,8 @@ PROTECTED = [frozenset((ACE[t], TWO[t], RIGHT[t], LEFT[t], JOKER)) for t in rang
 ON_PLAY = [{ACE[t]: 0, TWO[t]: 1} for t in range(4)]
 #: ... and by who wins the trick holding it (SC-7.3, 7.4, 7.5).
 ON_WIN = [{RIGHT[t]: 2, LEFT[t]: 3, JOKER: 4} for t in range(4)]
-ON_WIN_ITEMS = [tuple(on_win.items()) for on_win in ON_WIN]
+#: Both, for the play: point index per card, 0 1 decided at once, 2 3 4 at the trick's end.
+SPECIAL = [{**ON_PLAY[t], **ON_WIN[t]} for t in range(4)]
 
 #: EFFECTIVE[t][card]: the suit the card belongs to when t is trump (SC-4.1).
 EFFECTIVE: list[dict[str, int]] = [
@@ -126,10 +127,24 @@ STRENGTH: list[list[dict[str, int]]] = [
     for t in range(4)
 ]
 
+#: NON_TRUMPS[t]: the cards that are not trumps when t is trump.
+NON_TRUMPS = [frozenset(c for c in CARDS if EFFECTIVE[t][c] != t) for t in range(4)]
+#: DEALER_MAY[t][need_other > 0][need_trump > 0]: what the dealer may still
+#: discard (SC-5.2) given which kinds of discard are still due.
+DEALER_MAY = [
+    [
+        [frozenset(), frozenset(c for c in CARDS if EFFECTIVE[t][c] == t and c not in PROTECTED[t])],
+        [NON_TRUMPS[t], frozenset(c for c in CARDS if c not in PROTECTED[t])],
+    ]
+    for t in range(4)
+]
+
 #: Legal bids once the highest bid so far is ``h`` (0 = none yet).
 BID_LEGAL = [["pass"] + [str(b) for b in range(max(MIN_BID, h + 1), MAX_BID + 1)] for h in range(7)]
 SUIT_LEGAL = list(SUITS)
 NEXT = [(s + 1) % NUM_SEATS for s in range(NUM_SEATS)]
+#: DEAL_FROM[dealer][s]: seat s gets deck[DEAL_FROM[dealer][s]::6] (RULES 0.5).
+DEAL_FROM = [[(s - d - 1) % NUM_SEATS for s in range(NUM_SEATS)] for d in range(NUM_SEATS)]
 #: NEXT_BY[leader][i]: the seat that played card ``i`` of a trick.
 NEXT_BY = [[(s + i) % NUM_SEATS for i in range(NUM_SEATS)] for s in range(NUM_SEATS)]
 BID_VALUE = {"pass": 0, **{str(b): b for b in range(MIN_BID, MAX_BID + 1)}}
@@ -308,7 +323,7 @@ class SchmierState(GameState):
         "options", "_max_redeals", "_max_deals", "_rng",
         "scores", "dealer", "deal", "played", "redeals",
         "phase", "actor", "hands", "stock",
-        "bids", "high", "declarer", "trump", "_eff", "_on_play", "_led",
+        "bids", "high", "declarer", "trump", "_eff", "_special", "_pending", "_led",
         "discards", "discard_counts", "draw_counts", "_turn_discards",
         "_need_trump", "_need_other",
         "leader", "trick", "tricks", "tricks_won", "points", "counts", "_by_suit",
@@ -433,7 +448,7 @@ class SchmierState(GameState):
         state.played = played
         state.trump = t = SUITS.index(trump)
         state._eff = EFFECTIVE[t]
-        state._on_play = ON_PLAY[t]
+        state._special = SPECIAL[t]
         state.stock = []
         state.discards[dealer] = rest
         state.discard_counts = [0] * NUM_SEATS
@@ -449,11 +464,8 @@ class SchmierState(GameState):
         shuffle_deck(deck, self._rng)
         # RULES 0.5: one card at a time from the dealer's left, clockwise, so
         # the seat ``k`` places left of the dealer gets deck[k-1], deck[k+5], ...
-        first = (self.dealer + 1) % NUM_SEATS
-        hands: list[list[str]] = [[], [], [], [], [], []]
         key = ORDER.__getitem__
-        for k in range(NUM_SEATS):
-            hands[(first + k) % NUM_SEATS] = sorted(deck[k : NUM_SEATS * HAND_SIZE : NUM_SEATS], key=key)
+        hands = [sorted(deck[k : NUM_SEATS * HAND_SIZE : NUM_SEATS], key=key) for k in DEAL_FROM[self.dealer]]
         # The stock is kept top card LAST so that drawing is list.pop().
         stock = deck[NUM_SEATS * HAND_SIZE :]
         stock.reverse()
@@ -471,7 +483,8 @@ class SchmierState(GameState):
         self.declarer = -1
         self.trump = -1
         self._eff: dict[str, int] = {}
-        self._on_play: dict[str, int] = {}
+        self._special: dict[str, int] = {}
+        self._pending: list[int] = []  # points (SC-7.3-5) that go to this trick's winner
         self._led = -1
         self.discards: list[list[str]] = [[], [], [], [], [], []]
         self.discard_counts: list[int | None] = [None] * NUM_SEATS
@@ -509,6 +522,7 @@ class SchmierState(GameState):
         new.tricks_won = self.tricks_won[:]
         new.points = self.points[:]
         new.counts = self.counts[:]
+        new._pending = self._pending[:]
         new._by_suit = [[cards[:] for cards in suits] for suits in self._by_suit]
         # The legal list may be one of the lists copied above: derive it anew.
         new._legal = new._compute_legal()
@@ -555,23 +569,15 @@ class SchmierState(GameState):
             return self._discard_legal(actor)
         if phase == DEALER_DISCARD:
             # SC-5.2: what is left to discard keeps the rule satisfiable.
-            eff, t = self._eff, self.trump
-            protected = PROTECTED[t]
-            need_trump = self._need_trump > 0
-            need_other = self._need_other > 0
-            return [
-                c
-                for c in self.hands[actor]  # type: ignore[index]
-                if (need_other if eff[c] != t else (need_trump and c not in protected))
-            ]
+            may = DEALER_MAY[self.trump][self._need_other > 0][self._need_trump > 0]
+            return list(filter(may.__contains__, self.hands[actor]))  # type: ignore[index]
         if phase == TRUMP:
             return SUIT_LEGAL
         return NO_ACTIONS
 
     def _discard_legal(self, seat: int) -> list[str]:
         # SC-5.1: non-trumps only; the turn ends by itself at 3 discards.
-        eff, t = self._eff, self.trump
-        legal = [c for c in self.hands[seat] if eff[c] != t]
+        legal = list(filter(NON_TRUMPS[self.trump].__contains__, self.hands[seat]))
         legal.append("done")
         return legal
 
@@ -592,8 +598,12 @@ class SchmierState(GameState):
             trick = self.trick
             trick.append(action)
             event = PLAY_EVENTS[seat][action]
-            if action in self._on_play:
-                self.points[self._on_play[action]] = seat % NUM_TEAMS  # SC-7.1 High, SC-7.2 Low
+            if action in self._special:
+                point = self._special[action]
+                if point < 2:
+                    self.points[point] = seat % NUM_TEAMS  # SC-7.1 High, SC-7.2 Low
+                else:
+                    self._pending.append(point)  # SC-7.3-5: to the trick's winner
             n = len(trick)
             if n == NUM_SEATS:
                 return self._end_trick([event])
@@ -605,7 +615,16 @@ class SchmierState(GameState):
             self._legal = by_suit[seat][suit] or self.hands[seat]  # SC-6.1
             return [event]
         if phase == DISCARD:
-            return self._discard(action, legal)
+            seat = self.actor
+            if action == "done":
+                return self._draw(seat, [])
+            self.hands[seat].remove(action)
+            self.discards[seat].append(action)
+            self._turn_discards += 1
+            if self._turn_discards < MAX_DISCARDS:
+                legal.remove(action)  # our own list (built by _discard_legal): the rest stays legal
+                return [DISCARD_EVENTS[seat][action]]
+            return self._draw(seat, [DISCARD_EVENTS[seat][action]])
         if phase == DEALER_DISCARD:
             return self._dealer_discard(action, legal)
         if phase == BID:
@@ -661,7 +680,7 @@ class SchmierState(GameState):
     def _name_trump(self, action: str) -> list[Event]:
         self.trump = t = SUIT_INDEX[action]
         self._eff = EFFECTIVE[t]
-        self._on_play = ON_PLAY[t]
+        self._special = SPECIAL[t]
         events = [TRUMP_EVENTS[self.actor][action]]  # type: ignore[index]
         self.phase = DISCARD
         self.actor = seat = NEXT[self.dealer]
@@ -669,18 +688,8 @@ class SchmierState(GameState):
         self._legal = self._discard_legal(seat)
         return events
 
-    def _discard(self, action: str, legal: list[str]) -> list[Event]:
-        seat: int = self.actor  # type: ignore[assignment]
-        if action == "done":
-            events: list[Event] = []
-        else:
-            self.hands[seat].remove(action)
-            self.discards[seat].append(action)
-            self._turn_discards += 1
-            events = [DISCARD_EVENTS[seat][action]]
-            if self._turn_discards < MAX_DISCARDS:
-                legal.remove(action)  # our own list (built by _discard_legal): the rest stays legal
-                return events
+    def _draw(self, seat: int, events: list[Event]) -> list[Event]:
+        """End ``seat``'s discard turn (SC-5.1); after the last, the dealer's draw (SC-5.2)."""
         # SC-5.1: the dealer gives as many cards from the top of the stock.
         n = self._turn_discards
         self._turn_discards = 0
@@ -709,13 +718,12 @@ class SchmierState(GameState):
         events.append(DRAW_EVENTS[nxt][len(drawn)])
         events.append(_event({"type": "drawn", "seat": nxt, "cards": drawn}, ONLY[nxt]))
         # ... and must discard exactly max(0, T - 6) trumps, the rest non-trumps.
-        eff, t = self._eff, self.trump
-        n_trumps = sum(1 for c in hand if eff[c] == t)
-        self._need_trump = max(0, n_trumps - HAND_SIZE)
-        self._need_other = len(hand) - HAND_SIZE - self._need_trump
+        non_trumps = list(filter(NON_TRUMPS[self.trump].__contains__, hand))
+        self._need_trump = need_trump = max(0, len(hand) - len(non_trumps) - HAND_SIZE)
+        self._need_other = len(hand) - HAND_SIZE - need_trump
         self.phase = DEALER_DISCARD
         self.actor = nxt
-        self._legal = self._compute_legal()
+        self._legal = non_trumps if not need_trump else self._compute_legal()
         return events
 
     def _dealer_discard(self, action: str, legal: list[str]) -> list[Event]:
@@ -756,35 +764,27 @@ class SchmierState(GameState):
         trick = self.trick
         t = self.trump
         leader = self.leader
-        # SC-6.2, as trick_winner(trick, t) with the led suit already known.
-        strength = STRENGTH[t][self._led]
-        best, best_i = -1, 0
-        for i, c in enumerate(trick):
-            s = strength[c]
-            if s > best:
-                best, best_i = s, i
-        winner = NEXT_BY[leader][best_i]
+        # SC-6.2, as trick_winner(trick, t) with the led suit already known:
+        # the led card has a strength > 0 and no other card has the same one.
+        strength = list(map(STRENGTH[t][self._led].__getitem__, trick))
+        winner = NEXT_BY[leader][strength.index(max(strength))]
         team = winner % NUM_TEAMS
         self.tricks_won[team] += 1
         self.counts[team] += sum(map(GAME_VALUE.__getitem__, trick))
-        for c, point in ON_WIN_ITEMS[t]:
-            if c in trick:
+        pending = self._pending
+        if pending:
+            for point in pending:
                 self.points[point] = team  # SC-7.3 Right, 7.4 Left, 7.5 Joker
-        self.tricks.append((leader, tuple(trick), winner))
-        events.append(
-            _event(
-                {
-                    "type": "trick",
-                    "n": len(self.tricks),
-                    "leader": leader,
-                    "cards": trick,
-                    "winner": winner,
-                    "team": team,
-                }
-            )
-        )
+            pending.clear()
+        tricks = self.tricks
+        tricks.append((leader, tuple(trick), winner))
+        n = len(tricks)
+        event = _new_object(Event)  # _event(), inlined
+        _set_data(event, {"type": "trick", "n": n, "leader": leader, "cards": trick, "winner": winner, "team": team})
+        _set_to(event, None)
+        events.append(event)
         self.trick = []
-        if len(self.tricks) < HAND_SIZE:
+        if n < HAND_SIZE:
             self.leader = self.actor = winner
             self._legal = self.hands[winner]
             return events
@@ -795,20 +795,17 @@ class SchmierState(GameState):
         counts = self.counts
         points = self.points
         top = max(counts)
-        leaders = [tm for tm in range(NUM_TEAMS) if counts[tm] == top]
-        points[5] = leaders[0] if len(leaders) == 1 else None  # SC-7.6 (tie: nobody)
-        won = [0, 0, 0]
-        for tm in points:
-            if tm is not None:
-                won[tm] += 1
+        points[5] = counts.index(top) if counts.count(top) == 1 else None  # SC-7.6 (tie: nobody)
+        won = [points.count(0), points.count(1), points.count(2)]
         dteam = self.declarer % NUM_TEAMS
         made = won[dteam] >= self.high
         delta = won[:]
         if not made:
             delta[dteam] = -self.high  # SC-8
         scores = self.scores
-        for tm in range(NUM_TEAMS):
-            scores[tm] += delta[tm]
+        scores[0] += delta[0]
+        scores[1] += delta[1]
+        scores[2] += delta[2]
         events.append(
             _event(
                 {
@@ -836,6 +833,8 @@ class SchmierState(GameState):
     def _end_check(self, dteam: int) -> Outcome | None:
         scores = self.scores
         top = max(scores)
+        if top < TARGET and self.played < self._max_deals:
+            return None
         tied = [tm for tm in range(NUM_TEAMS) if scores[tm] == top]
         final = tuple(scores)
         if top >= TARGET:  # SC-9
