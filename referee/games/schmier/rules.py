@@ -584,11 +584,9 @@ class SchmierState(GameState):
     # -- apply ---------------------------------------------------------
 
     def apply(self, action: str) -> list[Event]:
-        legal = self._legal
-        if action not in legal:
+        if action not in self._legal:
             self._reject(action)
-        phase = self.phase
-        if phase == PLAY:
+        if self.phase == PLAY:
             # The common case inline: a card that does not end the trick.
             seat: int = self.actor  # type: ignore[assignment]
             suit = self._eff[action]
@@ -614,19 +612,37 @@ class SchmierState(GameState):
             self.actor = seat = NEXT[seat]
             self._legal = by_suit[seat][suit] or self.hands[seat]  # SC-6.1
             return [event]
+        phase = self.phase
         if phase == DISCARD:
-            seat = self.actor
+            seat = self.actor  # type: ignore[assignment]
             if action == "done":
                 return self._draw(seat, [])
             self.hands[seat].remove(action)
             self.discards[seat].append(action)
             self._turn_discards += 1
             if self._turn_discards < MAX_DISCARDS:
-                legal.remove(action)  # our own list (built by _discard_legal): the rest stays legal
+                self._legal.remove(action)  # our own list (built by _discard_legal): the rest stays legal
                 return [DISCARD_EVENTS[seat][action]]
             return self._draw(seat, [DISCARD_EVENTS[seat][action]])
         if phase == DEALER_DISCARD:
-            return self._dealer_discard(action, legal)
+            seat = self.actor  # type: ignore[assignment]
+            hand = self.hands[seat]
+            hand.remove(action)
+            self.discards[seat].append(action)
+            if self._eff[action] == self.trump:
+                self._need_trump -= 1
+                quota_left = self._need_trump
+            else:
+                self._need_other -= 1
+                quota_left = self._need_other
+            if len(hand) == HAND_SIZE:
+                self.discard_counts[seat] = len(self.discards[seat])
+                self._start_play()
+            elif quota_left:  # same kind still due: the rest of our own list stays legal
+                self._legal.remove(action)
+            else:
+                self._legal = self._compute_legal()
+            return [DISCARD_EVENTS[seat][action]]
         if phase == BID:
             return self._bid(action)
         return self._name_trump(action)
@@ -724,27 +740,6 @@ class SchmierState(GameState):
         self.phase = DEALER_DISCARD
         self.actor = nxt
         self._legal = non_trumps if not need_trump else self._compute_legal()
-        return events
-
-    def _dealer_discard(self, action: str, legal: list[str]) -> list[Event]:
-        d: int = self.actor  # type: ignore[assignment]
-        hand = self.hands[d]
-        hand.remove(action)
-        self.discards[d].append(action)
-        if self._eff[action] == self.trump:
-            self._need_trump -= 1
-            quota_left = self._need_trump
-        else:
-            self._need_other -= 1
-            quota_left = self._need_other
-        events = [DISCARD_EVENTS[d][action]]
-        if len(hand) == HAND_SIZE:
-            self.discard_counts[d] = len(self.discards[d])
-            self._start_play()
-        elif quota_left:  # same kind still due: the rest of our own list stays legal
-            legal.remove(action)
-        else:
-            self._legal = self._compute_legal()
         return events
 
     def _start_play(self) -> None:
