@@ -13,6 +13,7 @@ shielded schedule: close stdin → grace → SIGTERM → SIGKILL → sweep.
 from __future__ import annotations
 
 import collections
+import errno
 import os
 import signal
 import subprocess
@@ -203,12 +204,34 @@ class BotProcess:
 
     # -- I/O -----------------------------------------------------------------
 
+    async def write(self, data: bytes) -> None:
+        """Write bytes to the bot's stdin, waiting only if the pipe is full.
+
+        The per-decision path: a request almost always fits in the pipe, so it is
+        written at once, without the scheduler pass ``send_all`` takes first; the
+        rest of a partial write goes through ``send_all`` (which waits for room,
+        under the caller's deadline).  Raises ``trio.BrokenResourceError`` or
+        ``trio.ClosedResourceError`` like ``send_all``."""
+        stdin = self.process.stdin  # type: ignore[union-attr]
+        try:
+            sent = os.write(stdin.fileno(), data)  # trio made the fd non-blocking
+        except BlockingIOError:
+            sent = 0
+        except BrokenPipeError:
+            raise trio.BrokenResourceError("the bot closed its stdin") from None
+        except OSError as exc:
+            if exc.errno == errno.EBADF:
+                raise trio.ClosedResourceError("stdin was already closed") from None
+            raise trio.BrokenResourceError from exc
+        if sent < len(data):
+            await stdin.send_all(memoryview(data)[sent:])
+
     async def send(self, data: bytes, timeout: float) -> None:
         """Write bytes to the bot's stdin, or raise ``BotFault``."""
         assert self.process is not None and self.process.stdin is not None
         try:
             with trio.fail_after(timeout):
-                await self.process.stdin.send_all(data)
+                await self.write(data)
         except trio.TooSlowError:
             raise BotFault(FaultReason.NOT_READING, f"stdin stayed full for {timeout:g}s") from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -245,13 +268,21 @@ class BotProcess:
     async def receive_line(self) -> bytes:
         """The next complete line from stdout.  Cancel from outside for a deadline."""
         assert self.process is not None and self.process.stdout is not None
+        stdout = self.process.stdout
         while not self._lines:
             if self._stdout_eof or self.limit_fault is not None:
                 raise await self._ended_fault()
-            try:  # the watchdog closes stdout once the bot has exited
-                data = await self.process.stdout.receive_some(_READ_CHUNK)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                data = b""
+            # Wait for the pipe first, then read: a reply is never there yet when this
+            # is called, so this saves the scheduler pass and the failed read that
+            # ``receive_some`` starts with.  The watchdog closes stdout once the bot has
+            # exited, which wakes this wait with ClosedResourceError (read as EOF).
+            try:
+                await trio.lowlevel.wait_readable(stdout.fileno())
+                data = os.read(stdout.fileno(), _READ_CHUNK)
+            except BlockingIOError:
+                continue  # woken without data
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, ValueError):
+                data = b""  # ValueError: fd -1, the stream was closed before the wait
             if not data:
                 self._stdout_eof = True
                 continue

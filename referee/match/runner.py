@@ -21,7 +21,7 @@ import trio
 from pydantic_core import to_json
 
 from protocol import GameOverMsg, HelloMsg
-from protocol.codec import Violation, decode_bot_line, encode, encode_request
+from protocol.codec import Violation, decode_bot_line, decode_plain_action, encode, encode_request
 from protocol.messages import ActionMsg, ReadyMsg, TimeLimits
 from referee.games import Event, Outcome, get_game
 from referee.logging import ensure_configured
@@ -42,21 +42,28 @@ _VIOLATION_REASONS = {
 
 def check_reply(line: bytes, rid: int, legal: list[str]) -> str:
     """The action a reply line names, or ``BotFault`` saying what is wrong with it."""
-    msg = _Match._decode(line)
-    if not isinstance(msg, ActionMsg):
-        raise BotFault(FaultReason.WRONG_MESSAGE, f"expected action, got {msg.type}")
-    if msg.id != rid:
+    plain = decode_plain_action(line)
+    if plain is not None:
+        reply_id, action = plain
+    else:
+        msg = _Match._decode(line)
+        if not isinstance(msg, ActionMsg):
+            raise BotFault(FaultReason.WRONG_MESSAGE, f"expected action, got {msg.type}")
+        reply_id, action = msg.id, msg.action
+    if reply_id != rid:
         try:
-            shown = str(msg.id)
+            shown = str(reply_id)
         except ValueError:  # more digits than Python will print
             shown = "(a number too long to show)"
         shown = shown if len(shown) <= 40 else shown[:40] + "…"
         raise BotFault(FaultReason.WRONG_REQUEST, f"answered request {shown}, expected {rid}")
-    action = msg.action
     if action not in legal:
         shown = action if len(action) <= 40 else action[:40] + "…"
         raise BotFault(FaultReason.ILLEGAL_ACTION, f"{shown!r} is not among the {len(legal)} legal actions")
     return action
+
+
+_DECISION = object()  # marks a decision entry in the record backlog
 
 
 class RefereeError(Exception):
@@ -90,6 +97,9 @@ class _Match:
         self.decisions = 0
         self.bank = [limits.time_bank_s] * self.num_seats
         self.wants_events = [True] * self.num_seats  # set from each bot's `ready`
+        self.any_wants_events = True
+        # Record lines not yet written: (event, its JSON or None) or (decision entry, _DECISION).
+        self._backlog: list[tuple[Any, Any]] = []
         self.log = log.bind(game=self.spec.name, seed=seed)
 
     # -- record --------------------------------------------------------------
@@ -117,18 +127,38 @@ class _Match:
     # -- events --------------------------------------------------------------
 
     def _route_events(self, events: list[Event], outbox: list[list[bytes]]) -> None:
-        """Encode each event once; queue it for the seats that may see it and record it."""
+        """Queue each event for the seats that asked for events and may see it; its
+        record line waits in the backlog (``_write_backlog``).  Encoded once."""
+        wants = self.wants_events
+        any_wants = self.any_wants_events
+        backlog = self._backlog
         for ev in events:
-            ev_json = to_json(ev.data)
-            if self.writer is not None:
-                self.writer.write_raw(event_entry_bytes(ev_json, ev.to))
-            if ev.to is None:
-                self.entries.append({"record": "event", "event": ev.data, "to": None})
-            line = b'{"type":"event","event":' + ev_json + b"}\n"
-            wants = self.wants_events
-            for s in (range(self.num_seats) if ev.to is None else ev.to):
-                if wants[s]:
-                    outbox[s].append(line)
+            ev_json = None
+            if any_wants:
+                seats = range(self.num_seats) if ev.to is None else ev.to
+                if any(wants[s] for s in seats):
+                    ev_json = to_json(ev.data)
+                    line = b'{"type":"event","event":' + ev_json + b"}\n"
+                    for s in seats:
+                        if wants[s]:
+                            outbox[s].append(line)
+            backlog.append((ev, ev_json))
+
+    def _write_backlog(self) -> None:
+        """Record what the last decision caused.  Off the per-decision path: the
+        runner calls this once the next request is on its way, so the record is
+        written while the next bot thinks, in the same order as it happened."""
+        backlog, writer, entries = self._backlog, self.writer, self.entries
+        for item, ev_json in backlog:
+            if ev_json is _DECISION:
+                if writer is not None:
+                    writer.write(item)
+                continue
+            if writer is not None:
+                writer.write_raw(event_entry_bytes(to_json(item.data) if ev_json is None else ev_json, item.to))
+            if item.to is None:
+                entries.append({"record": "event", "event": item.data, "to": None})
+        backlog.clear()
 
     # -- the game --------------------------------------------------------------
 
@@ -156,6 +186,7 @@ class _Match:
                         fault, state = await self._play(procs, state, events)
                     else:  # the engine dealt before the handshake failed: record it, send it nowhere
                         self._route_events(events, [[] for _ in range(self.num_seats)])
+                        self._write_backlog()
                     if fault is None:
                         outcome = state.outcome()
                         assert outcome is not None
@@ -259,6 +290,7 @@ class _Match:
             seat = min(faults)
             return seat, faults[seat]
         self.wants_events = [p.wants_events for p in procs]
+        self.any_wants_events = any(self.wants_events)
         self._write({"record": "ready", "names": [p.name for p in procs],
                      "events": [p.wants_events for p in procs]})
         return None
@@ -290,9 +322,17 @@ class _Match:
                     raise _SeatFault(s, exc) from None
 
     async def _play(self, procs: list[BotProcess], state, events: list[Event]):
+        """The decision loop; returns (fault or None, final state).
+
+        Between a reply and the next request it does only what the next request
+        needs (check, apply, legal list, observation, encoding); the record lines
+        of the decision just made are written after that request is sent, while
+        the bot thinks."""
         outbox: list[list[bytes]] = [[] for _ in range(self.num_seats)]
         self._route_events(events, outbox)
         limits = self.limits
+        backlog = self._backlog
+        writer = self.writer
         seat, rid, allowed, sent = -1, 0, 0.0, False
         # One cancel scope for the whole game whose deadline is moved per
         # decision: creating a scope per round trip costs Trio more than the
@@ -320,11 +360,12 @@ class _Match:
                     sent = False
                     clock.deadline = t0 + allowed
                     try:
-                        await p.process.stdin.send_all(payload)
+                        await p.write(payload)
                         sent = True
-                        if self.writer is not None:
-                            # Flush the previous decision's lines while this bot thinks.
-                            self.writer.flush()
+                        if backlog:  # the previous decision's record lines, while this bot thinks
+                            self._write_backlog()
+                        if writer is not None:
+                            writer.flush()
                         line = await p.receive_line()
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
                         clock.deadline = math.inf
@@ -339,16 +380,17 @@ class _Match:
                         action = check_reply(line, rid, legal)
                     except BotFault as exc:
                         raise _SeatFault(seat, exc) from None
-                    if self.writer is not None:
-                        self.writer.write({
-                            "record": "decision", "n": rid, "seat": seat, "decision": decision,
-                            "legal": legal, "action": action, "ms": round(took * 1000, 3),
-                        })
-                    new_events = state.apply(action)
-                    self._route_events(new_events, outbox)
+                    backlog.append(({
+                        "record": "decision", "n": rid, "seat": seat, "decision": decision,
+                        "legal": legal, "action": action, "ms": round(took * 1000, 3),
+                    }, _DECISION))
+                    self._route_events(state.apply(action), outbox)
+                self._write_backlog()
                 await self._flush(procs, outbox)
             except _SeatFault as sf:
                 return (sf.seat, sf.fault), state
+            finally:
+                self._write_backlog()
         if not clock.cancelled_caught:
             return None, state
         # The acting seat's deadline passed.

@@ -189,3 +189,46 @@ def test_the_runner_turns_any_reply_into_a_result_without_hanging(line):
     else:
         assert result.fault.seat == 0 and result.fault.reason in PROTOCOL_FAULTS, result.fault
         assert result.outcome.status == "forfeit" and result.outcome.winners == (1,)
+
+
+# -- the plain-action fast path -------------------------------------------------------
+
+from protocol.codec import decode_plain_action  # noqa: E402
+
+
+def _near_plain_lines():
+    """Lines at and around the plain action form: right ones, and one edit away."""
+    ids = st.integers(min_value=-5, max_value=10**19).map(str) | st.sampled_from(["01", "1.0", "1e2", " 1", "-0"])
+    actions = st.text(max_size=12) | st.sampled_from(["AS", "pass", "play:7H", "a\\u0041", 'x"y', "x" * 1001])
+    plain = st.builds(lambda i, a: '{"type":"action","id":%s,"action":"%s"}' % (i, a), ids, actions)
+    edits = st.sampled_from(["", " ", "\r", ",", "}", '"', "\\", "\x00", "é", '"type":"action",'])
+    return st.builds(lambda line, pos, edit: (line[:pos % (len(line) + 1)] + edit + line[pos % (len(line) + 1):]).encode(),
+                     plain, st.integers(min_value=0), edits)
+
+
+@given(_near_plain_lines())
+@settings(max_examples=3000)
+@example(b'{"type":"action","id":7,"action":"AS"}')
+@example(b'{"type":"action","id":07,"action":"AS"}')
+@example(b'{"type":"action","id":7,"action":"AS","id":8}')
+@example(b'{"type":"action","id":7,"action":"A\\u0053"}')
+def test_plain_action_fast_path_agrees_with_the_decoder(line: bytes) -> None:
+    """Whenever the fast path accepts a line, the general decoder reads the same
+    message from it; and check_reply gives the same answer either way."""
+    fast = decode_plain_action(line)
+    full = decode_bot_line(line)
+    if fast is not None:
+        assert isinstance(full, ActionMsg), (line, full)
+        assert (full.id, full.action) == fast
+    if isinstance(full, ActionMsg) and 0 <= full.id < 10**18 and "\\" not in line.decode() \
+            and all(32 <= ord(c) < 127 for c in full.action) and line == f'{{"type":"action","id":{full.id},"action":"{full.action}"}}'.encode():
+        assert fast == (full.id, full.action), line  # the common form really takes the fast path
+
+
+def test_plain_action_fast_path_refuses_what_it_must() -> None:
+    assert decode_plain_action(b'{"type":"action","id":7,"action":"AS"}') == (7, "AS")
+    for line in (b'{"type":"action","id":07,"action":"AS"}', b'{"type":"action","id":-7,"action":"AS"}',
+                 b'{"type":"action","id":7,"action":"A\\"S"}', b'{"type":"action","id":7,"action":"AS"} ',
+                 b'{"type":"action","id":7,"action":"' + b"x" * 1001 + b'"}',
+                 b'{"type":"action","id":7,"action":"AS","id":7}', b'{"id":7,"type":"action","action":"AS"}'):
+        assert decode_plain_action(line) is None, line
