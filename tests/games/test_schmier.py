@@ -864,3 +864,56 @@ def test_from_deal_and_from_play_refuse_impossible_deals():
         SchmierState.from_play(0, hands[:5] + [hands[0]], "H", 0, 3)  # repeated cards
     with pytest.raises(ValueError):
         SchmierState.from_play(0, hands, "H", 0, 2)
+
+
+def test_0_4_later_deals_continue_the_one_seeded_generator():
+    seed = 77
+    state, _ = SPEC.new_game(seed)
+    rng = random.Random(seed)
+    dealer = rng.randrange(6)
+    for _ in range(2):  # the first deal, then the same dealer's redeal (SC-3.1)
+        deck = list(CARDS)
+        rng.shuffle(deck)
+        for i in range(36):
+            assert deck[i] in state.hands[(dealer + 1 + i) % 6]
+        assert state.stock[::-1] == deck[36:]
+        for _ in range(6):
+            state.apply("pass")
+    assert state.deal == 3
+
+
+def test_shared_event_data_is_read_only_and_equal_to_plain_data():
+    import copy
+    import json
+    import pickle
+
+    state, _ = SPEC.new_game(5)
+    event = state.apply(state.legal_actions()[-1])[0]
+    plain = {"type": "bid", "seat": event.data["seat"], "bid": event.data["bid"]}
+    assert event.data == plain and json.dumps(event.data) == json.dumps(plain)
+    for change in (lambda d: d.__setitem__("bid", "6"), lambda d: d.pop("bid"), lambda d: d.update(bid="6"),
+                   lambda d: d.clear(), lambda d: d.setdefault("x", 1), lambda d: d.__delitem__("bid")):
+        with pytest.raises(TypeError):
+            change(event.data)
+    assert event.data == plain
+    for copied in (event.data.copy(), dict(event.data), copy.deepcopy(event.data), pickle.loads(pickle.dumps(event.data))):
+        assert copied == plain
+        copied["bid"] = "x"  # copies are ordinary dicts
+    assert event.data == plain
+
+
+def test_the_kept_legal_list_is_the_one_the_rules_give_at_every_step():
+    for seed in range(12):
+        state, _ = SPEC.new_game(seed, {"max_deals": 8})
+        rng = random.Random(seed)
+        while state.to_act() is not None:
+            legal = state.legal_actions()
+            assert legal == state._compute_legal()
+            legal.append("junk")  # the caller's copy: changing it changes nothing
+            legal.clear()
+            legal = state.legal_actions()
+            assert legal and "junk" not in legal
+            if rng.random() < 0.05:
+                assert state.clone().legal_actions() == legal
+            state.apply(rng.choice(legal))
+        assert state.legal_actions() == []
