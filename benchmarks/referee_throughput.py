@@ -47,8 +47,11 @@ async def referee_game(game: str, options: dict, seed: int, record: Path) -> tup
     return result.decisions, result.duration_s, ms / 1000
 
 
-async def pingpong(requests: list[tuple[int, bytes]], seats: int) -> float:
-    """Send the same request lines to the same bots and read each reply: nothing else."""
+async def pingpong(requests: list[tuple[int, bytes]], seats: int) -> tuple[float, float]:
+    """Send the same request lines to the same bots and read each reply: nothing else.
+
+    It uses the same pipe primitives as the runner (``BotProcess.write`` and
+    ``receive_line``), so the ratio measures the referee's own work per decision."""
     limits = Limits()
     procs = [BotProcess(s, BotSpec("random", tuple(BOT + [str(s)])), limits, None) for s in range(seats)]
     async with trio.open_nursery() as nursery:
@@ -56,16 +59,16 @@ async def pingpong(requests: list[tuple[int, bytes]], seats: int) -> float:
             await p.start(nursery)
             await p.send(b'{"type":"hello"}\n', 5)
             await p.receive_line()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for seat, line in requests:
             p = procs[seat]
-            await p.process.stdin.send_all(line)
+            await p.write(line)
             await p.receive_line()
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         for p in procs:
             await p.aclose()
         nursery.cancel_scope.cancel()
-    return elapsed
+    return elapsed, cpu
 
 
 def requests_from_record(path: Path) -> list[tuple[int, bytes]]:
@@ -89,7 +92,7 @@ async def main() -> None:
 
     spec = get_game(args.game)
     opts = spec.normalize_options(options)
-    ref_rates, base_rates = [], []
+    ref_rates, base_rates, ref_cpu, base_cpu = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for g in range(args.games):
             record = Path(tmp) / f"g{g}.jsonl"
@@ -97,17 +100,23 @@ async def main() -> None:
             n, duration, _ = await referee_game(args.game, options, seed=g + 1, record=record)
             # Rebuild the exact request lines of that game by re-simulating it.
             lines = rebuild_requests(spec, opts, record)
-            base = await pingpong(lines, spec.num_seats(opts))
+            base, base_c = await pingpong(lines, spec.num_seats(opts))
             # Referee time excluding start-up: measure a second identical-size game loop
             t_ref = await timed_referee(args.game, options, g + 1, Path(tmp) / f"t{g}.jsonl")
             ref_rates.append(t_ref[0] / t_ref[1])
             base_rates.append(len(lines) / base)
+            ref_cpu.append(t_ref[2] / t_ref[0] * 1e6)
+            base_cpu.append(base_c / len(lines) * 1e6)
             print(f"game {g + 1}: referee {ref_rates[-1]:8.0f} decisions/s   "
                   f"ping-pong baseline {base_rates[-1]:8.0f} decisions/s   "
-                  f"ratio {ref_rates[-1] / base_rates[-1]:.2f}")
+                  f"ratio {ref_rates[-1] / base_rates[-1]:.2f}   referee CPU {ref_cpu[-1]:5.1f} vs "
+                  f"{base_cpu[-1]:5.1f} us/decision")
     r, b = statistics.median(ref_rates), statistics.median(base_rates)
     print(f"\n{args.game}: median referee {r:.0f} decisions/s, baseline {b:.0f} decisions/s, "
           f"ratio {r / b:.2f} (target >= 0.70)")
+    rc, bc = statistics.median(ref_cpu), statistics.median(base_cpu)
+    print(f"referee process CPU per decision: referee {rc:.1f} us, ping-pong {bc:.1f} us, "
+          f"the referee's own work {rc - bc:.1f} us (CPU time is steadier than rates on a busy machine)")
 
 
 def rebuild_requests(spec, options, record: Path) -> list[tuple[int, bytes]]:
@@ -124,19 +133,19 @@ def rebuild_requests(spec, options, record: Path) -> list[tuple[int, bytes]]:
     return out
 
 
-async def timed_referee(game: str, options: dict, seed: int, record: Path) -> tuple[int, float]:
+async def timed_referee(game: str, options: dict, seed: int, record: Path) -> tuple[int, float, float]:
     """A full game through run_match, timed from the first request to the last reply."""
     import referee.match.runner as runner
 
-    marks: list[float] = []
+    marks: list[tuple[float, float]] = []
     original = runner._Match._play
 
     async def timed_play(self, procs, state, events):
-        marks.append(time.perf_counter())
+        marks.append((time.perf_counter(), time.process_time()))
         try:
             return await original(self, procs, state, events)
         finally:
-            marks.append(time.perf_counter())
+            marks.append((time.perf_counter(), time.process_time()))
 
     runner._Match._play = timed_play
     try:
@@ -148,7 +157,7 @@ async def timed_referee(game: str, options: dict, seed: int, record: Path) -> tu
         result = await run_match(game, options, bots, seed=seed, record_path=record)
     finally:
         runner._Match._play = original
-    return result.decisions, marks[1] - marks[0]
+    return result.decisions, marks[1][0] - marks[0][0], marks[1][1] - marks[0][1]
 
 
 if __name__ == "__main__":
