@@ -13,10 +13,13 @@ from typing import TextIO
 import structlog
 
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+_level = "warning"
 
 
 def configure_logging(level: str = "warning", stream: TextIO | None = None) -> None:
     """Send structlog output to ``stream`` (default stderr) at ``level``."""
+    global _level
+    _level = level if level in _LEVELS else "warning"
     stream = stream or sys.stderr
     structlog.configure(
         processors=[
@@ -28,6 +31,11 @@ def configure_logging(level: str = "warning", stream: TextIO | None = None) -> N
         logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
     )
+
+
+def current_level() -> str:
+    """The level last given to ``configure_logging`` (for child processes to match)."""
+    return _level
 
 
 def ensure_configured() -> None:

@@ -117,6 +117,8 @@ class TournamentConfig(_Model):
     seed: int = 0
     games_per_pairing: int = Field(1, ge=1)
     jobs: int | None = Field(None, ge=1)
+    pin_cores: bool = Field(
+        True, description="run each game's referee worker and bots on one core (see tournaments/workers.py)")
     output: str | None = None
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     entrants: list[EntrantConfig] = Field(min_length=1)
@@ -157,6 +159,7 @@ class Tournament:
     entrants: tuple[Entrant, ...]
     output: Path
     jobs: int
+    pin_cores: bool = True
     _schedule: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -199,6 +202,7 @@ class Tournament:
             "num_teams": self.num_teams,
             "total_games": self.total_games(),
             "jobs": self.jobs,
+            "pin_cores": self.pin_cores,
             "output": str(self.output),
         }
 
@@ -294,6 +298,7 @@ def resolve(
         entrants=tuple(entrants),
         output=(base_dir / output).resolve() if not output.is_absolute() else output,
         jobs=config.jobs or default_jobs(),
+        pin_cores=config.pin_cores,
     )
 
 

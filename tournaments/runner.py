@@ -18,7 +18,9 @@ sorted by game id, a resumed tournament ends with the standings of an
 uninterrupted one (given bots that play the same way on the same seed).
 
 Games run as tasks of one nursery, gated by a ``trio.CapacityLimiter`` and
-started in game-id order.
+started in game-id order; each task has its game played by a worker process
+pinned to a core with its bots (``tournaments.workers``: one worker per core,
+several games each when ``jobs`` exceeds the cores).
 Results are written from a worker thread (``fsync`` may block for
 milliseconds; the event loop keeps serving the other games' bots meanwhile).
 A bot's fault is a result like any other; an exception from the match
@@ -40,10 +42,11 @@ import trio
 from referee.match.runner import run_match
 from referee.match.types import MatchResult
 
-from .config import ConfigError, Tournament, describe_differences
+from .config import ConfigError, Tournament, default_jobs, describe_differences
 from .results import GameResult, parse_results
 from .schedule import ScheduledGame
 from .standings import Standings, compute_standings
+from .workers import available_cores, can_pin, open_worker_pool
 
 log = structlog.get_logger("referee.tournament")
 
@@ -248,20 +251,34 @@ async def run_tournament(
     t: Tournament,
     *,
     progress: ProgressSink | None = None,
-    play: PlayFn = run_match,
+    play: PlayFn | None = None,
     done: dict[int, GameResult] | None = None,
 ) -> TournamentRun:
     """Play every scheduled game not yet in ``results.jsonl``.
 
     ``done`` is what ``open_output`` returned, if the caller opened the
     output directory already (to report a bad one before starting);
-    ``play`` is the match runner (tests pass a fake)."""
-    out = OutputDir(t.output)
+    ``play`` is the match runner: by default games are played by worker
+    processes, one per core (``tournaments.workers``); tests pass a fake or
+    ``run_match`` itself to play in this process."""
     if done is None:
         done = open_output(t)
+    pending = [g for g in t.schedule() if g.id not in done]
+    if play is not None or not pending:
+        return await _run(t, progress, play or run_match, done, pending)
+    cores = available_cores() if t.pin_cores and can_pin() else []
+    count = min(t.jobs, len(pending), len(cores) or default_jobs())
+    async with open_worker_pool(count, pin=t.pin_cores, limits=t.limits) as pool:
+        return await _run(t, progress, pool.play, done, pending)
+
+
+async def _run(
+    t: Tournament, progress: ProgressSink | None, play: PlayFn,
+    done: dict[int, GameResult], pending: list[ScheduledGame],
+) -> TournamentRun:
+    out = OutputDir(t.output)
     progress = progress or NoProgress()
     results = dict(done)
-    pending = [g for g in t.schedule() if g.id not in results]
     limiter = trio.CapacityLimiter(t.jobs)
     writer = ResultsWriter(out)
     failure: list[BaseException] = []

@@ -34,6 +34,7 @@ def build_tournament(
     seed: int | None = None,
     games_per_pairing: int | None = None,
     jobs: int | None = None,
+    pin_cores: bool | None = None,
     output: Path | None = None,
     decision_ms: int | None = None,
     handshake_ms: int | None = None,
@@ -47,7 +48,7 @@ def build_tournament(
     except ConfigError as exc:
         raise UserError(str(exc)) from None
     flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
-             "jobs": jobs}
+             "jobs": jobs, "pin_cores": pin_cores}
     data.update({k: v for k, v in flags.items() if v is not None})
     if output is not None:
         data["output"] = str(cwd / output)
@@ -98,6 +99,10 @@ def register(app: typer.Typer) -> None:
             help="Tournament file (TOML). Optional when --game and --entrant give the settings.")] = None,
         jobs: Annotated[Optional[int], typer.Option(
             "--jobs", "-j", min=1, help="Games played at once (default: the file's, else the number of cores).")] = None,
+        pin_cores: Annotated[Optional[bool], typer.Option(
+            "--pin-cores/--no-pin-cores",
+            help="Run each game's referee worker and bots on one core (default: the file's, else on). "
+                 "Turn off for bots that use several threads.")] = None,
         output: Annotated[Optional[Path], typer.Option(
             help="Output directory; an existing one is resumed.")] = None,
         seed: Annotated[Optional[int], typer.Option(help="Tournament seed (all deal seeds derive from it).")] = None,
@@ -121,7 +126,7 @@ def register(app: typer.Typer) -> None:
         """Run a round-robin tournament with duplicate deals, in parallel, resumable."""
         t = build_tournament(
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
-            games_per_pairing=games_per_pairing, jobs=jobs, output=output, decision_ms=decision_ms,
+            games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
             handshake_ms=handshake_ms, time_bank_ms=time_bank_ms,
         )
         err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -62,6 +62,10 @@ class BotSpec:
     def to_json(self) -> dict:
         return {"name": self.name, "command": list(self.command), "cwd": self.cwd}
 
+    @classmethod
+    def from_json(cls, data: dict) -> "BotSpec":
+        return cls(name=data["name"], command=tuple(data["command"]), cwd=data.get("cwd"))
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -86,6 +90,10 @@ class Limits:
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
+    @classmethod
+    def from_json(cls, data: dict) -> "Limits":
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
 
 @dataclass(frozen=True, slots=True)
 class Fault:
@@ -101,6 +109,10 @@ class Fault:
             "message": self.message,
             "stderr_tail": list(self.stderr_tail),
         }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Fault":
+        return cls(data["seat"], FaultReason(data["reason"]), data["message"], tuple(data.get("stderr_tail", ())))
 
 
 @dataclass(slots=True)
@@ -119,3 +131,23 @@ class MatchResult:
     @property
     def forfeit(self) -> bool:
         return self.outcome.status == "forfeit"
+
+    def to_json(self) -> dict:
+        """Everything but ``entries`` (those are in the record file)."""
+        return {
+            "game": self.game, "seed": self.seed, "options": self.options,
+            "seats": [b.to_json() for b in self.seats], "outcome": self.outcome.to_json(),
+            "fault": self.fault.to_json() if self.fault is not None else None,
+            "decisions": self.decisions, "duration_s": self.duration_s,
+            "record_path": str(self.record_path) if self.record_path is not None else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "MatchResult":
+        return cls(
+            game=data["game"], seed=data["seed"], options=dict(data["options"]),
+            seats=[BotSpec.from_json(b) for b in data["seats"]], outcome=Outcome.from_json(data["outcome"]),
+            fault=Fault.from_json(data["fault"]) if data["fault"] is not None else None,
+            decisions=data["decisions"], duration_s=data["duration_s"],
+            record_path=Path(data["record_path"]) if data["record_path"] is not None else None,
+        )

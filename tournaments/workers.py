@@ -1,0 +1,284 @@
+"""Play a tournament's games in worker processes, one per core, each pinned
+to its core together with the bots it starts.
+
+Why: a game is a strict ping-pong between the referee and one bot at a time,
+so it loses nothing by running on one core, and a pipe round trip between
+processes on one core is far cheaper than across cores (on the 2-core VM this
+was built on: 5 µs against 165 µs, and ~65 µs of CPU burnt per crossing; see
+``benchmarks/tournament_jobs.py``).  With one referee process for every game,
+each game's bots wake a referee that may sit on another core, and that one
+process's event loop also caps how much referee work can run at once.  With a
+worker per core, games on different cores share nothing but the disk.
+
+Each worker runs ``python -m tournaments.workers`` and plays several games at
+once when ``jobs`` exceeds the number of workers.  It reads one job per line
+on stdin (a game to play, with an id) and answers one line per job on stdout
+(the ``MatchResult`` or an error), in the order games finish.  End of file on
+stdin means stop: an idle worker exits, a busy one cancels its games, whose
+bots are shut down on the usual schedule (``BotProcess.aclose``), then exits.
+So a referee that dies, even by SIGKILL, takes its workers and their bots
+with it; workers start in their own session, so a Ctrl-C at the terminal
+reaches only the referee, which stops them in order.
+
+Bot faults are results, as everywhere; an exception from the match runner in
+a worker, or a worker that dies, is a referee bug: ``WorkerError``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import traceback
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import structlog
+import trio
+
+from protocol.framing import TOO_LONG, LineBuffer
+from referee.logging import configure_logging, current_level
+from referee.match.bot import describe_exit
+from referee.match.runner import run_match
+from referee.match.types import BotSpec, Limits, MatchResult
+
+log = structlog.get_logger("referee.workers")
+
+_ROOT = Path(__file__).resolve().parent.parent  # holds the `tournaments` and `referee` packages
+_MAX_LINE = 64 << 20  # a result line carries no record entries: far below this
+WORKER_STOP_S = 5.0  # after the bots' own shutdown schedule, how long a worker may take to exit
+
+
+class WorkerError(Exception):
+    """A worker process failed: the referee's fault, never a bot's."""
+
+
+def available_cores() -> list[int]:
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux: no pinning
+        return list(range(os.cpu_count() or 1))
+
+
+def can_pin() -> bool:
+    return hasattr(os, "sched_setaffinity")
+
+
+# ---------------------------------------------------------------------------
+# Referee side.
+
+
+class _Worker:
+    def __init__(self, index: int, core: int | None, process: trio.Process) -> None:
+        self.index = index
+        self.core = core
+        self.process = process
+        self.waiting: dict[int, list[Any]] = {}  # job id -> [trio.Event, reply]
+        self.failure: str | None = None
+        self._framer = LineBuffer(_MAX_LINE)
+
+    @property
+    def busy(self) -> int:
+        return len(self.waiting)
+
+    async def read_replies(self) -> None:
+        """Hand each reply line to the job waiting for it; on EOF fail them all."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            while True:
+                try:
+                    data = await stdout.receive_some(1 << 16)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    data = b""
+                if not data:
+                    break
+                for line in self._framer.feed(data):
+                    if line is TOO_LONG:
+                        continue
+                    try:
+                        reply = json.loads(line)
+                        slot = self.waiting.pop(reply["id"], None)
+                    except (ValueError, KeyError, TypeError):
+                        log.error("worker_bad_line", pid=self.process.pid, line=line[:200])
+                        continue
+                    if slot is not None:
+                        slot[1] = reply
+                        slot[0].set()
+        finally:
+            with trio.CancelScope(shield=True):
+                with trio.move_on_after(1):
+                    await self.process.wait()
+            self.failure = f"worker process {self.process.pid} {describe_exit(self.process.returncode)}"
+            for slot in self.waiting.values():
+                slot[0].set()
+            self.waiting.clear()
+
+    async def play(self, job_id: int, job: dict[str, Any]) -> dict[str, Any]:
+        if self.failure is not None:
+            raise WorkerError(self.failure)
+        slot: list[Any] = [trio.Event(), None]
+        self.waiting[job_id] = slot
+        assert self.process.stdin is not None
+        try:
+            await self.process.stdin.send_all(json.dumps({"id": job_id, **job}).encode() + b"\n")
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.waiting.pop(job_id, None)
+            raise WorkerError(self.failure or f"worker process {self.process.pid} stopped reading") from None
+        await slot[0].wait()
+        if slot[1] is None:
+            raise WorkerError(f"{self.failure or 'worker stopped'} while playing a game")
+        return slot[1]
+
+    async def aclose(self, stop_s: float) -> None:
+        """Close stdin (the worker stops its games and exits); past ``stop_s``, kill it."""
+        proc = self.process
+        with trio.CancelScope(shield=True):
+            if proc.stdin is not None:
+                try:
+                    await proc.stdin.aclose()
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    pass
+            with trio.move_on_after(stop_s):
+                await proc.wait()
+            if proc.returncode is None:
+                log.warning("worker_killed", pid=proc.pid, after_s=stop_s)
+                proc.kill()
+                await proc.wait()
+
+
+class WorkerPool:
+    """``play`` has ``run_match``'s signature; games go to the least busy worker."""
+
+    def __init__(self, workers: list[_Worker], stop_s: float) -> None:
+        self.workers = workers
+        self.stop_s = stop_s
+        self._next_id = 0
+
+    async def play(
+        self, game: str, options: dict | None, bots: Sequence[BotSpec], *, seed: int,
+        record_path: Path | None = None, limits: Limits = Limits(), stderr_dir: Path | None = None,
+    ) -> MatchResult:
+        worker = min(self.workers, key=lambda w: (w.failure is not None, w.busy, w.index))
+        self._next_id += 1
+        job = {
+            "game": game, "options": options or {}, "bots": [b.to_json() for b in bots], "seed": seed,
+            "record_path": str(record_path) if record_path is not None else None,
+            "limits": limits.to_json(), "stderr_dir": str(stderr_dir) if stderr_dir is not None else None,
+        }
+        reply = await worker.play(self._next_id, job)
+        if "error" in reply:
+            raise WorkerError(f"worker process {worker.process.pid}: {reply['error']}")
+        return MatchResult.from_json(reply["result"])
+
+
+def worker_command(core: int | None, log_level: str) -> list[str]:
+    cmd = [sys.executable, "-m", "tournaments.workers", "--log-level", log_level]
+    return cmd + (["--core", str(core)] if core is not None else [])
+
+
+@asynccontextmanager
+async def open_worker_pool(count: int, *, pin: bool = True, limits: Limits = Limits()) -> AsyncIterator[WorkerPool]:
+    """Start ``count`` workers (pinned round-robin to this process's cores when
+    ``pin``); on exit stop them all, in-flight games included, within a bound."""
+    cores = available_cores() if pin and can_pin() else []
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
+    stop_s = limits.grace_s + limits.term_s + WORKER_STOP_S
+    workers: list[_Worker] = []
+    try:
+        async with trio.open_nursery() as nursery:
+            try:
+                for i in range(count):
+                    core = cores[i % len(cores)] if cores else None
+                    proc = await trio.lowlevel.open_process(
+                        worker_command(core, current_level()), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                        env=env, start_new_session=True,
+                    )
+                    worker = _Worker(i, core, proc)
+                    workers.append(worker)
+                    nursery.start_soon(worker.read_replies)
+                log.info("workers_started", count=count, cores=[w.core for w in workers])
+                yield WorkerPool(workers, stop_s)
+            finally:
+                with trio.CancelScope(shield=True):
+                    async with trio.open_nursery() as closer:
+                        for w in workers:
+                            closer.start_soon(w.aclose, stop_s)
+    except BaseExceptionGroup as group:
+        # The nursery only runs the reply readers: give the caller the body's own
+        # exception (a TournamentError, Cancelled, KeyboardInterrupt), not a group.
+        if len(group.exceptions) == 1 and not isinstance(group.exceptions[0], BaseExceptionGroup):
+            raise group.exceptions[0] from None
+        raise
+
+
+# ---------------------------------------------------------------------------
+# Worker side: ``python -m tournaments.workers [--core N] [--log-level L]``.
+
+
+async def _play_job(job: dict[str, Any]) -> dict[str, Any]:
+    try:
+        result = await run_match(
+            job["game"], job["options"], [BotSpec.from_json(b) for b in job["bots"]], seed=job["seed"],
+            record_path=Path(job["record_path"]) if job["record_path"] else None,
+            limits=Limits.from_json(job["limits"]),
+            stderr_dir=Path(job["stderr_dir"]) if job["stderr_dir"] else None,
+        )
+    except Exception as exc:  # a referee bug: report it, keep serving
+        traceback.print_exc(file=sys.stderr)
+        return {"id": job["id"], "error": f"{type(exc).__name__}: {exc}"}
+    return {"id": job["id"], "result": result.to_json()}
+
+
+async def serve() -> None:
+    """Play each job line from stdin, answer each on stdout; stop at end of file."""
+    stdin = trio.lowlevel.FdStream(os.dup(0))
+    stdout = trio.lowlevel.FdStream(os.dup(1))
+    framer = LineBuffer(_MAX_LINE)
+    lock = trio.Lock()
+
+    async def one(line: bytes) -> None:
+        reply = await _play_job(json.loads(line))
+        async with lock:
+            try:
+                await stdout.send_all(json.dumps(reply).encode() + b"\n")
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                games.cancel_scope.cancel()  # the referee is gone: stop
+
+    async with trio.open_nursery() as games:
+        while True:
+            try:
+                data = await stdin.receive_some(1 << 16)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                data = b""
+            if not data:
+                break
+            for line in framer.feed(data):
+                if line is not TOO_LONG:
+                    games.start_soon(one, line)
+        games.cancel_scope.cancel()  # stdin closed: stop the games in progress, their bots included
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tournaments.workers", description="(internal) a game worker")
+    ap.add_argument("--core", type=int, default=None)
+    ap.add_argument("--log-level", default="warning")
+    args = ap.parse_args(argv)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the referee decides when to stop
+    configure_logging(args.log_level)
+    if args.core is not None and can_pin():
+        try:
+            os.sched_setaffinity(0, {args.core})  # inherited by every bot this worker starts
+        except OSError as exc:
+            log.warning("worker_not_pinned", core=args.core, error=str(exc))
+    trio.run(serve)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
