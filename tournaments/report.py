@@ -24,48 +24,8 @@ from rich.table import Table
 from rich.text import Text
 
 from .results import GameResult
-from .runner import write_atomic
+from .runner import CSV_COLUMNS, standings_csv, write_standings  # noqa: F401 (the files, beside the tables)
 from .standings import Standings
-
-CSV_COLUMNS = [
-    "rank", "name", "games", "wins", "draws", "losses", "aborted", "forfeits", "forfeits_by_reason",
-    "opponent_forfeits", "win_rate", "win_rate_lo", "win_rate_hi", "score_diff", "score_diff_lo",
-    "score_diff_hi", "score_diff_games", "mu", "sigma", "rating",
-]
-
-
-# ---------------------------------------------------------------------------
-# Files
-
-
-def write_standings(output: Path, standings: Standings) -> tuple[Path, Path]:
-    data = standings.to_json()
-    json_path, csv_path = output / "standings.json", output / "standings.csv"
-    write_atomic(json_path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    write_atomic(csv_path, standings_csv(data).encode("utf-8"))
-    return json_path, csv_path
-
-
-def standings_csv(data: dict[str, Any]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
-    for e in data["entrants"]:
-        wr, sd, rt = e["win_rate"], e["score_diff"], e["rating"]
-        reasons = " ".join(f"{k}={v}" for k, v in e["forfeits_by_reason"].items())
-        w.writerow([
-            e["rank"], e["name"], e["games"], e["wins"], e["draws"], e["losses"], e["aborted"],
-            e["forfeits"], reasons, e["opponent_forfeits"],
-            _csv(wr["value"]), _csv(wr["lo"]), _csv(wr["hi"]),
-            _csv(sd["value"]), _csv(sd["lo"]), _csv(sd["hi"]), sd["games"],
-            _csv(rt["mu"]), _csv(rt["sigma"]), _csv(rt["ordinal"]),
-        ])
-    return buf.getvalue()
-
-
-def _csv(x: float | None) -> str:
-    return "" if x is None else f"{x:.6g}"
-
 
 # ---------------------------------------------------------------------------
 # Tables

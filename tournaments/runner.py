@@ -6,7 +6,7 @@ Output directory::
     results.jsonl        one line per finished game, appended and fsync'ed
     records/NNNNNN.jsonl the match record of game NNNNNN
     stderr/NNNNNN/       each seat's stderr (empty logs are removed)
-    standings.json, standings.csv
+    standings.json, standings.csv   the standings so far: rewritten every STANDINGS_EVERY_S during a run, and at its end
 
 A game counts as played once its line is in ``results.jsonl``; nothing else
 is trusted on resume.  A game that was running when the referee died left at
@@ -29,8 +29,12 @@ runner is a referee bug and stops the tournament (finished games are kept).
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import math
 import os
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +55,7 @@ from .workers import available_cores, can_pin, open_worker_pool
 log = structlog.get_logger("referee.tournament")
 
 CONFIG_FILE = "tournament.json"
+STANDINGS_EVERY_S = 10.0  # during a run, standings.json / .csv are rewritten at most this often
 RESULTS_FILE = "results.jsonl"
 PlayFn = Callable[..., Awaitable[MatchResult]]
 
@@ -207,6 +212,51 @@ def _tidy_stderr(directory: Path) -> None:
         pass  # not empty, or already gone
 
 
+# -- standings files ---------------------------------------------------------------
+
+CSV_COLUMNS = [
+    "rank", "name", "games", "wins", "draws", "losses", "aborted", "forfeits", "forfeits_by_reason",
+    "opponent_forfeits", "win_rate", "win_rate_lo", "win_rate_hi", "score_diff", "score_diff_lo",
+    "score_diff_hi", "score_diff_games", "mu", "sigma", "rating",
+]
+
+
+def write_standings(output: Path, standings: Standings) -> tuple[Path, Path]:
+    data = standings.to_json()
+    json_path, csv_path = output / "standings.json", output / "standings.csv"
+    write_atomic(json_path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_atomic(csv_path, standings_csv(data).encode("utf-8"))
+    return json_path, csv_path
+
+
+def write_current_standings(t: Tournament, results: Mapping[int, GameResult]) -> Standings:
+    """Standings of the games finished so far, written to standings.json / .csv."""
+    standings = compute_standings(t.names, t.num_teams, results.values(), games_total=t.total_games())
+    write_standings(t.output, standings)
+    return standings
+
+
+def standings_csv(data: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for e in data["entrants"]:
+        wr, sd, rt = e["win_rate"], e["score_diff"], e["rating"]
+        reasons = " ".join(f"{k}={v}" for k, v in e["forfeits_by_reason"].items())
+        w.writerow([
+            e["rank"], e["name"], e["games"], e["wins"], e["draws"], e["losses"], e["aborted"],
+            e["forfeits"], reasons, e["opponent_forfeits"],
+            _csv(wr["value"]), _csv(wr["lo"]), _csv(wr["hi"]),
+            _csv(sd["value"]), _csv(sd["lo"]), _csv(sd["hi"]), sd["games"],
+            _csv(rt["mu"]), _csv(rt["sigma"]), _csv(rt["ordinal"]),
+        ])
+    return buf.getvalue()
+
+
+def _csv(x: float | None) -> str:
+    return "" if x is None else f"{x:.6g}"
+
+
 class ResultsWriter:
     """Appends result lines: one ``write`` of a whole line, then ``fsync``.
 
@@ -283,6 +333,7 @@ async def _run(
     writer = ResultsWriter(out)
     failure: list[BaseException] = []
     played = 0
+    next_standings = [time.monotonic() + STANDINGS_EVERY_S]
     tlog = log.bind(game=t.game, output=str(out.root))
     tlog.info("tournament_started", total=t.total_games(), done=len(done), jobs=t.jobs)
     progress.start(total=t.total_games(), done=len(done),
@@ -312,16 +363,23 @@ async def _run(
         results[game.id] = result
         played += 1
         progress.advance(result)
+        if time.monotonic() >= next_standings[0]:  # standings so far, for whoever watches the directory
+            next_standings[0] = math.inf  # one write at a time
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(write_current_standings, t, dict(results))
+            next_standings[0] = time.monotonic() + STANDINGS_EVERY_S
 
     try:
         await _dispatch(pending, limiter, play_one)
     finally:
         writer.close()
         progress.finish()
+        # Stopped, failed or done: the standings files match results.jsonl.
+        with trio.CancelScope(shield=True):
+            standings = await trio.to_thread.run_sync(write_current_standings, t, dict(results))
     if failure:
         raise failure[0]
 
-    standings = compute_standings(t.names, t.num_teams, results.values(), games_total=t.total_games())
     tlog.info("tournament_finished", played=played, resumed=len(done))
     return TournamentRun(results=results, resumed=len(done), played=played, standings=standings)
 

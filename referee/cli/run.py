@@ -20,7 +20,7 @@ from rich.console import Console
 from referee.cli.common import make_console, parse_option_pairs
 from referee.cli.errors import UserError
 from tournaments.config import ConfigError, Tournament, load_file, parse, resolve
-from tournaments.report import PlainProgress, RichProgress, print_standings, write_standings
+from tournaments.report import PlainProgress, RichProgress, print_standings
 from tournaments.runner import open_output, run_tournament
 
 
@@ -145,7 +145,7 @@ def register(app: typer.Typer) -> None:
             print(f"referee: interrupted; finished games are kept in {t.output}; "
                   "run the same command again to resume", file=sys.stderr)
             raise typer.Exit(code=130) from None
-        json_path, csv_path = write_standings(t.output, outcome.standings)
+        json_path, csv_path = t.output / "standings.json", t.output / "standings.csv"  # written by the run
         print_standings(outcome.standings.to_json(), make_console())
         err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
                   markup=False)

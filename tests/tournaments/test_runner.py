@@ -196,3 +196,33 @@ async def test_cancellation_keeps_every_finished_game_and_resume_plays_the_rest(
     play = FakePlay()
     await run_tournament(tournament(out, jobs=2), play=play)
     assert len(play.calls) == 8 and sorted(result_lines(out)) == list(range(12))
+
+
+async def test_standings_files_show_the_games_finished_so_far_during_a_run(tmp_path, monkeypatch):
+    import tournaments.runner as runner
+
+    monkeypatch.setattr(runner, "STANDINGS_EVERY_S", 0.0)  # rewrite after every game
+    out = tmp_path / "out"
+    seen: list[int] = []
+
+    class Watch(NoProgress):
+        def __init__(self, scope: trio.CancelScope) -> None:
+            self.scope, self.finished = scope, 0
+
+        def advance(self, result) -> None:
+            self.finished += 1
+            if (out / "standings.json").exists():  # as written after an earlier game
+                data = json.loads((out / "standings.json").read_text())
+                seen.append((self.finished, sum(e["games"] for e in data["entrants"]) // 2))
+            if self.finished == 6:
+                self.scope.cancel()
+
+    with trio.CancelScope() as scope:
+        await run_tournament(tournament(out, jobs=1), play=FakePlay(), progress=Watch(scope))
+    # During the run the files trail the finished games (never ahead of them) and keep up.
+    assert len(seen) >= 5 and all(1 <= counted <= finished for finished, counted in seen)
+    assert [c for _, c in seen] == sorted(c for _, c in seen) and seen[-1][1] >= 6
+    # After the stop they count exactly the games in results.jsonl (two entrants per game).
+    data = json.loads((out / "standings.json").read_text())
+    assert sum(e["games"] for e in data["entrants"]) // 2 == len(result_lines(out)) >= 6
+    assert (out / "standings.csv").read_text().startswith("rank,name,games")
