@@ -8,9 +8,9 @@ Line kinds (the ``"record"`` key):
 * ``fault``    the seat, reason code, message and last stderr lines of a forfeiting bot
 * ``result``   the outcome, decision count, duration
 
-Lines are written as the game goes and flushed after each decision, so a
-killed referee leaves a valid prefix that ``read_record`` accepts as
-truncated.
+Lines are written as the game goes and flushed at least every 0.1 s
+(``runner.RECORD_FLUSH_S``), so a killed referee leaves a valid prefix that
+``read_record`` accepts as truncated (a torn last line is dropped).
 """
 
 from __future__ import annotations

@@ -64,6 +64,7 @@ def check_reply(line: bytes, rid: int, legal: list[str]) -> str:
 
 
 _DECISION = object()  # marks a decision entry in the record backlog
+RECORD_FLUSH_S = 0.1  # the record on disk is at most this far behind the game
 
 
 class RefereeError(Exception):
@@ -180,6 +181,8 @@ class _Match:
         outcome: Outcome | None = None
         try:
             async with trio.open_nursery() as nursery:
+                if self.writer is not None:
+                    nursery.start_soon(self._flush_record_every, RECORD_FLUSH_S)
                 try:
                     fault = await self._handshake(procs, nursery)
                     if fault is None:
@@ -232,6 +235,17 @@ class _Match:
             outcome=outcome, fault=fault_value, decisions=self.decisions, duration_s=duration,
             record_path=self.record_path, entries=self.entries,
         )
+
+    async def _flush_record_every(self, period: float) -> None:
+        """Push the record's buffered lines to the file every ``period`` seconds:
+        a killed referee, or someone reading the record of a game that is stuck
+        on a slow bot, misses at most that much.  (A flush per decision cost a
+        system call on every decision.)"""
+        writer = self.writer
+        assert writer is not None
+        while True:
+            await trio.sleep(period)
+            writer.flush()
 
     def _stderr_path(self, seat: int, bot: BotSpec) -> Path | None:
         if self.stderr_dir is None:
@@ -364,8 +378,6 @@ class _Match:
                         sent = True
                         if backlog:  # the previous decision's record lines, while this bot thinks
                             self._write_backlog()
-                        if writer is not None:
-                            writer.flush()
                         line = await p.receive_line()
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
                         clock.deadline = math.inf

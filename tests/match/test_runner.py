@@ -106,3 +106,35 @@ async def test_every_game_plays_to_the_end_with_random_bots(tmp_path):
         result = await run_match(name, opts, bots, seed=8, record_path=path)
         assert result.fault is None, (name, result.fault)
         assert verify_record(read_record(path)).ok, name
+
+
+async def test_the_record_on_disk_keeps_up_while_a_bot_thinks(tmp_path):
+    """Flushed every RECORD_FLUSH_S, not only at the end: a record read while the
+    game waits on a hanging bot already holds every decision made before it."""
+    import sys
+    from pathlib import Path
+
+    import trio
+
+    from referee.match.types import BotSpec
+
+    hang = BotSpec("hang", (sys.executable, str(Path(__file__).resolve().parents[2] / "sample_bots" / "misbehaving"
+                                                / "hang.py"), "--after", "30"))
+    bots = [hang] + [random_bot(s) for s in range(1, 4)]
+    path = tmp_path / "game.jsonl"
+
+    def answered_by_seat0() -> int:
+        if not path.exists():
+            return 0
+        return sum(1 for e in read_record(path).entries if e["record"] == "decision" and e["seat"] == 0)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: run_match("back-alley", {}, bots, seed=2, record_path=path,
+                                             limits=Limits(decision_s=8.0, grace_s=0.1, term_s=0.1)))
+        with trio.move_on_after(6):  # well inside the 8 s the hanging bot is given
+            while answered_by_seat0() < 30:
+                await trio.sleep(0.05)
+        assert answered_by_seat0() == 30, "the decisions before the hang are not on disk"
+        rec = read_record(path)
+        assert rec.result is None  # the game is still waiting on the bot
+        nursery.cancel_scope.cancel()
