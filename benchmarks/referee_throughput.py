@@ -42,20 +42,6 @@ from referee.match.types import BotSpec, Limits  # noqa: E402
 BOT = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
 
 
-async def referee_game(game: str, options: dict, seed: int, record: Path) -> tuple[int, float]:
-    from referee.games import get_game
-
-    spec = get_game(game)
-    n = spec.num_seats(spec.normalize_options(options))
-    bots = [BotSpec("random", tuple(BOT + [str(seed * 10 + s)])) for s in range(n)]
-    result = await run_match(game, options, bots, seed=seed, record_path=record)
-    assert result.fault is None, result.fault
-    rec = read_record(record)
-    # Time the decision loop only: from the first to the last decision's reply.
-    ms = sum(e["ms"] for e in rec.entries if e["record"] == "decision")
-    return result.decisions, result.duration_s, ms / 1000
-
-
 async def pingpong(requests: list[tuple[int, dict]], seats: int, *, json_lines: bool) -> tuple[float, float]:
     """Send the same requests to the same bots and read each reply: nothing else.
 
@@ -103,20 +89,20 @@ async def main() -> None:
     rates: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
     cpu: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
     with tempfile.TemporaryDirectory() as tmp:
+        await timed_referee(args.game, options, 0, Path(tmp) / "warm-up.jsonl")  # not counted
         for g in range(args.games):
             record = Path(tmp) / f"g{g}.jsonl"
-            await referee_game(args.game, options, seed=g + 1, record=record)
-            # Rebuild the exact requests of that game by re-simulating it.
+            # The referee, timed from its first request to its last reply.
+            decisions, wall, used = await timed_referee(args.game, options, g + 1, record)
+            rates["referee"].append(decisions / wall)
+            cpu["referee"].append(used / decisions * 1e6)
+            # The same game's requests, rebuilt by re-simulating its record, for the baselines.
             requests = rebuild_requests(spec, opts, record)
             n = len(requests)
             for kind in ("json", "raw"):
                 wall, used = await pingpong(requests, spec.num_seats(opts), json_lines=kind == "json")
                 rates[kind].append(n / wall)
                 cpu[kind].append(used / n * 1e6)
-            # The referee on the same deal, timed from its first request to its last reply.
-            decisions, wall, used = await timed_referee(args.game, options, g + 1, Path(tmp) / f"t{g}.jsonl")
-            rates["referee"].append(decisions / wall)
-            cpu["referee"].append(used / decisions * 1e6)
             print(f"game {g + 1}: referee {rates['referee'][-1]:6.0f}/s   JSON-lines ping-pong "
                   f"{rates['json'][-1]:6.0f}/s (ratio {rates['referee'][-1] / rates['json'][-1]:.2f})   "
                   f"raw ping-pong {rates['raw'][-1]:6.0f}/s (ratio {rates['referee'][-1] / rates['raw'][-1]:.2f})")
@@ -169,6 +155,7 @@ async def timed_referee(game: str, options: dict, seed: int, record: Path) -> tu
         result = await run_match(game, options, bots, seed=seed, record_path=record)
     finally:
         runner._Match._play = original
+    assert result.fault is None, result.fault
     return result.decisions, marks[1][0] - marks[0][0], marks[1][1] - marks[0][1]
 
 

@@ -42,11 +42,16 @@ class ConfigError(ValueError):
     """The tournament settings are wrong: the user's fault, one line of text."""
 
 
-def default_jobs() -> int:
+def available_cores() -> list[int]:
+    """The cores this process may run on."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        return sorted(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+        return list(range(os.cpu_count() or 1))
+
+
+def default_jobs() -> int:
+    return max(1, len(available_cores()))
 
 
 class _Model(BaseModel):

@@ -1,4 +1,4 @@
-"""Presentation: progress display, standings tables, standings.json / .csv.
+"""Presentation: progress display and standings tables (the files are written by runner.py).
 
 Progress goes to stderr (a live rich bar on a terminal, plain lines
 otherwise); the standings table is the command's output and goes to stdout.
@@ -6,13 +6,9 @@ otherwise); the standings table is the command's output and goes to stdout.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -24,8 +20,6 @@ from rich.table import Table
 from rich.text import Text
 
 from .results import GameResult
-from .runner import CSV_COLUMNS, standings_csv, write_standings  # noqa: F401 (the files, beside the tables)
-from .standings import Standings
 
 # ---------------------------------------------------------------------------
 # Tables

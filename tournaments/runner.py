@@ -50,7 +50,7 @@ from .config import ConfigError, Tournament, default_jobs, describe_differences
 from .results import GameResult, parse_results
 from .schedule import ScheduledGame
 from .standings import Standings, compute_standings
-from .workers import available_cores, can_pin, open_worker_pool
+from .workers import open_worker_pool
 
 log = structlog.get_logger("referee.tournament")
 
@@ -316,9 +316,8 @@ async def run_tournament(
     pending = [g for g in t.schedule() if g.id not in done]
     if play is not None or not pending:
         return await _run(t, progress, play or run_match, done, pending)
-    cores = available_cores() if t.pin_cores and can_pin() else []
-    count = min(t.jobs, len(pending), len(cores) or default_jobs())
-    async with open_worker_pool(count, pin=t.pin_cores, limits=t.limits) as pool:
+    workers = min(t.jobs, len(pending), default_jobs())  # one per core at most
+    async with open_worker_pool(workers, pin=t.pin_cores, limits=t.limits) as pool:
         return await _run(t, progress, pool.play, done, pending)
 
 

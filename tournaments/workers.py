@@ -35,6 +35,7 @@ import sys
 import traceback
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ from referee.logging import configure_logging, current_level
 from referee.match.bot import describe_exit
 from referee.match.runner import run_match
 from referee.match.types import BotSpec, Limits, MatchResult
+from tournaments.config import available_cores
 
 log = structlog.get_logger("referee.workers")
 
@@ -58,11 +60,19 @@ class WorkerError(Exception):
     """A worker process failed: the referee's fault, never a bot's."""
 
 
-def available_cores() -> list[int]:
-    try:
-        return sorted(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux: no pinning
-        return list(range(os.cpu_count() or 1))
+async def _read_lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[bytes]:
+    """Complete lines from a pipe until end of file (a closed or broken pipe counts as one)."""
+    framer = LineBuffer(_MAX_LINE)
+    while True:
+        try:
+            data = await stream.receive_some(1 << 16)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return
+        if not data:
+            return
+        for line in framer.feed(data):
+            if line is not TOO_LONG:
+                yield line  # type: ignore[misc]
 
 
 def can_pin() -> bool:
@@ -73,14 +83,21 @@ def can_pin() -> bool:
 # Referee side.
 
 
+@dataclass(slots=True)
+class _Pending:
+    """A job sent to a worker: set ``done`` once its reply arrived or the worker died."""
+
+    done: trio.Event = field(default_factory=trio.Event)
+    reply: dict[str, Any] | None = None
+
+
 class _Worker:
     def __init__(self, index: int, core: int | None, process: trio.Process) -> None:
         self.index = index
         self.core = core
         self.process = process
-        self.waiting: dict[int, list[Any]] = {}  # job id -> [trio.Event, reply]
+        self.waiting: dict[int, _Pending] = {}  # by job id
         self.failure: str | None = None
-        self._framer = LineBuffer(_MAX_LINE)
 
     @property
     def busy(self) -> int:
@@ -88,52 +105,41 @@ class _Worker:
 
     async def read_replies(self) -> None:
         """Hand each reply line to the job waiting for it; on EOF fail them all."""
-        stdout = self.process.stdout
-        assert stdout is not None
+        assert self.process.stdout is not None
         try:
-            while True:
+            async for line in _read_lines(self.process.stdout):
                 try:
-                    data = await stdout.receive_some(1 << 16)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    data = b""
-                if not data:
-                    break
-                for line in self._framer.feed(data):
-                    if line is TOO_LONG:
-                        continue
-                    try:
-                        reply = json.loads(line)
-                        slot = self.waiting.pop(reply["id"], None)
-                    except (ValueError, KeyError, TypeError):
-                        log.error("worker_bad_line", pid=self.process.pid, line=line[:200])
-                        continue
-                    if slot is not None:
-                        slot[1] = reply
-                        slot[0].set()
+                    reply = json.loads(line)
+                    pending = self.waiting.pop(reply["id"], None)
+                except (ValueError, KeyError, TypeError):
+                    log.error("worker_bad_line", pid=self.process.pid, line=line[:200])
+                    continue
+                if pending is not None:
+                    pending.reply = reply
+                    pending.done.set()
         finally:
             with trio.CancelScope(shield=True):
                 with trio.move_on_after(1):
                     await self.process.wait()
             self.failure = f"worker process {self.process.pid} {describe_exit(self.process.returncode)}"
-            for slot in self.waiting.values():
-                slot[0].set()
+            for pending in self.waiting.values():
+                pending.done.set()
             self.waiting.clear()
 
     async def play(self, job_id: int, job: dict[str, Any]) -> dict[str, Any]:
         if self.failure is not None:
             raise WorkerError(self.failure)
-        slot: list[Any] = [trio.Event(), None]
-        self.waiting[job_id] = slot
+        pending = self.waiting[job_id] = _Pending()
         assert self.process.stdin is not None
         try:
             await self.process.stdin.send_all(json.dumps({"id": job_id, **job}).encode() + b"\n")
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.waiting.pop(job_id, None)
             raise WorkerError(self.failure or f"worker process {self.process.pid} stopped reading") from None
-        await slot[0].wait()
-        if slot[1] is None:
+        await pending.done.wait()
+        if pending.reply is None:
             raise WorkerError(f"{self.failure or 'worker stopped'} while playing a game")
-        return slot[1]
+        return pending.reply
 
     async def aclose(self, stop_s: float) -> None:
         """Close stdin (the worker stops its games and exits); past ``stop_s``, kill it."""
@@ -186,7 +192,7 @@ def worker_command(core: int | None, log_level: str) -> list[str]:
 async def open_worker_pool(count: int, *, pin: bool = True, limits: Limits = Limits()) -> AsyncIterator[WorkerPool]:
     """Start ``count`` workers (pinned round-robin to this process's cores when
     ``pin``); on exit stop them all, in-flight games included, within a bound."""
-    cores = available_cores() if pin and can_pin() else []
+    cores = available_cores() if pin and can_pin() else []  # worker i gets cores[i % len]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
     stop_s = limits.grace_s + limits.term_s + WORKER_STOP_S
     workers: list[_Worker] = []
@@ -239,7 +245,6 @@ async def serve() -> None:
     """Play each job line from stdin, answer each on stdout; stop at end of file."""
     stdin = trio.lowlevel.FdStream(os.dup(0))
     stdout = trio.lowlevel.FdStream(os.dup(1))
-    framer = LineBuffer(_MAX_LINE)
     lock = trio.Lock()
 
     async def one(line: bytes) -> None:
@@ -251,16 +256,8 @@ async def serve() -> None:
                 games.cancel_scope.cancel()  # the referee is gone: stop
 
     async with trio.open_nursery() as games:
-        while True:
-            try:
-                data = await stdin.receive_some(1 << 16)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                data = b""
-            if not data:
-                break
-            for line in framer.feed(data):
-                if line is not TOO_LONG:
-                    games.start_soon(one, line)
+        async for line in _read_lines(stdin):
+            games.start_soon(one, line)
         games.cancel_scope.cancel()  # stdin closed: stop the games in progress, their bots included
 
 

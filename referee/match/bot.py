@@ -237,9 +237,6 @@ class BotProcess:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             raise await self._ended_fault() from None
 
-    def has_unread_line(self) -> bool:
-        return bool(self._lines)
-
     def has_unread_output_nowait(self) -> bool:
         """Whether the bot wrote anything since its last line was taken, without waiting.
 

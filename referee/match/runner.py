@@ -63,7 +63,6 @@ def check_reply(line: bytes, rid: int, legal: list[str]) -> str:
     return action
 
 
-_DECISION = object()  # marks a decision entry in the record backlog
 RECORD_FLUSH_S = 0.1  # the record on disk is at most this far behind the game
 
 
@@ -99,8 +98,8 @@ class _Match:
         self.bank = [limits.time_bank_s] * self.num_seats
         self.wants_events = [True] * self.num_seats  # set from each bot's `ready`
         self.any_wants_events = True
-        # Record lines not yet written: (event, its JSON or None) or (decision entry, _DECISION).
-        self._backlog: list[tuple[Any, Any]] = []
+        # Record lines not yet written: a decision entry (dict), or (event, its JSON or None).
+        self._backlog: list[dict[str, Any] | tuple[Event, bytes | None]] = []
         self.log = log.bind(game=self.spec.name, seed=seed)
 
     # -- record --------------------------------------------------------------
@@ -150,15 +149,15 @@ class _Match:
         runner calls this once the next request is on its way, so the record is
         written while the next bot thinks, in the same order as it happened."""
         backlog, writer, entries = self._backlog, self.writer, self.entries
-        for item, ev_json in backlog:
-            if ev_json is _DECISION:
-                if writer is not None:
-                    writer.write(item)
+        for item in backlog:
+            if isinstance(item, dict):  # a decision: only ever queued when there is a record
+                writer.write(item)  # type: ignore[union-attr]
                 continue
+            ev, ev_json = item
             if writer is not None:
-                writer.write_raw(event_entry_bytes(to_json(item.data) if ev_json is None else ev_json, item.to))
-            if item.to is None:
-                entries.append({"record": "event", "event": item.data, "to": None})
+                writer.write_raw(event_entry_bytes(to_json(ev.data) if ev_json is None else ev_json, ev.to))
+            if ev.to is None:
+                entries.append({"record": "event", "event": ev.data, "to": None})
         backlog.clear()
 
     # -- the game --------------------------------------------------------------
@@ -392,16 +391,16 @@ class _Match:
                         action = check_reply(line, rid, legal)
                     except BotFault as exc:
                         raise _SeatFault(seat, exc) from None
-                    backlog.append(({
-                        "record": "decision", "n": rid, "seat": seat, "decision": decision,
-                        "legal": legal, "action": action, "ms": round(took * 1000, 3),
-                    }, _DECISION))
+                    if writer is not None:
+                        backlog.append({
+                            "record": "decision", "n": rid, "seat": seat, "decision": decision,
+                            "legal": legal, "action": action, "ms": round(took * 1000, 3),
+                        })
                     self._route_events(state.apply(action), outbox)
-                self._write_backlog()
                 await self._flush(procs, outbox)
             except _SeatFault as sf:
                 return (sf.seat, sf.fault), state
-            finally:
+            finally:  # whatever ended the loop, what happened before it is recorded
                 self._write_backlog()
         if not clock.cancelled_caught:
             return None, state

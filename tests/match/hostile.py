@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -162,3 +165,29 @@ class PeakRss:
     @property
     def peak_mb(self) -> float:
         return self.peak / 2**20
+
+
+def count_lines(path: Path) -> int:
+    """Lines in a file that may not exist yet (a record or results.jsonl being written)."""
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def kill_when(proc: subprocess.Popen, ready, *, timeout: float = 60, group: bool = False) -> None:
+    """SIGKILL a running referee once ready(): the process alone, or with ``group`` its
+    whole process group (started with start_new_session).  Bots and tournament workers
+    live in sessions of their own either way: they must notice by themselves."""
+    deadline = time.monotonic() + timeout
+    try:
+        while not ready():
+            assert proc.poll() is None, "finished before it could be killed"
+            assert time.monotonic() < deadline, "no progress"
+            time.sleep(0.002)
+    finally:
+        if group:
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()

@@ -4,18 +4,14 @@ resumed tournament plays the interrupted games again."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 from referee.match.record import read_record
 from referee.match.verify import verify_record
 from tournaments.results import parse_results
 
-from .hostile import RANDOM_BOT, ROOT, assert_no_survivors, marked_processes
+from .hostile import RANDOM_BOT, ROOT, assert_no_survivors, count_lines, kill_when, marked_processes
 
 BOT = f"{sys.executable} {RANDOM_BOT}"
 
@@ -24,33 +20,13 @@ def referee_cmd(*args) -> list[str]:
     return [sys.executable, "-m", "referee", *map(str, args)]
 
 
-def lines(path: Path) -> int:
-    try:
-        return path.read_bytes().count(b"\n")
-    except FileNotFoundError:
-        return 0
-
-
-def kill_when(proc: subprocess.Popen, ready, timeout: float = 60) -> None:
-    """SIGKILL the referee process alone (its bots live in their own sessions) once ready()."""
-    deadline = time.monotonic() + timeout
-    try:
-        while not ready():
-            assert proc.poll() is None, "finished before it could be killed"
-            assert time.monotonic() < deadline, "no progress"
-            time.sleep(0.002)
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
 def test_a_record_cut_by_sigkill_replays_up_to_its_last_complete_line(tmp_path, monkeypatch):
     record = tmp_path / "game.jsonl"
     with marked_processes(monkeypatch) as token:
         proc = subprocess.Popen(referee_cmd("play", "back-alley", "--bot", BOT + " 1", "--bot", BOT + " 2",
                                             "--seed", 5, "--record", record, "-q"),
                                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        kill_when(proc, lambda: lines(record) >= 300)
+        kill_when(proc, lambda: count_lines(record) >= 300)
         assert_no_survivors(token, within_s=5)  # the bots saw EOF on stdin and left
 
     rec = read_record(record)
@@ -100,7 +76,7 @@ def test_a_resumed_tournament_plays_the_game_the_kill_interrupted(tmp_path, monk
     out = tmp_path / "out"
 
     def a_game_is_half_written() -> bool:
-        return any(lines(p) >= 50 for p in (out / "records").glob("*.jsonl")) if (out / "records").is_dir() else False
+        return any(count_lines(p) >= 50 for p in (out / "records").glob("*.jsonl")) if (out / "records").is_dir() else False
 
     with marked_processes(monkeypatch) as token:
         proc = subprocess.Popen(referee_cmd("run", toml, "--output", out, "-q"), cwd=ROOT,
@@ -117,7 +93,7 @@ def test_a_resumed_tournament_plays_the_game_the_kill_interrupted(tmp_path, monk
             continue  # killed between creating the file and writing its header: not started
         rec = read_record(path)
         assert rec.truncated and rec.result is None
-    assert any(lines(out / "records" / f"{i:06d}.jsonl") >= 50 for i in interrupted)
+    assert any(count_lines(out / "records" / f"{i:06d}.jsonl") >= 50 for i in interrupted)
 
     res = subprocess.run(referee_cmd("run", toml, "--output", out, "-q"), capture_output=True, text=True,
                          cwd=ROOT, timeout=300)

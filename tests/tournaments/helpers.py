@@ -8,7 +8,7 @@ import trio
 
 from referee.games import Outcome
 from referee.match.types import Fault, FaultReason, MatchResult
-from tournaments.results import GameFault, GameResult
+from tournaments.results import GameFault, GameResult, parse_results
 from tournaments.schedule import stable_hash
 
 
@@ -24,6 +24,13 @@ def result(game_id: int, teams: tuple[str, ...], scores: tuple[int, ...], *, win
         teams=tuple(teams), seed=deal, status=status, winners=tuple(winners), scores=tuple(scores),
         fault=fault,
     )
+
+
+def result_lines(out: Path) -> dict[int, dict]:
+    """Each game's results.jsonl line as JSON, by game id, without its timing."""
+    parsed = parse_results((out / "results.jsonl").read_bytes())
+    assert parsed.dropped == 0
+    return {i: {k: v for k, v in r.to_json().items() if k != "duration_s"} for i, r in parsed.results.items()}
 
 
 def skill(name: str) -> int:

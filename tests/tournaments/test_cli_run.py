@@ -14,6 +14,9 @@ import pytest
 
 from tournaments.results import parse_results
 
+from ..match.hostile import count_lines, kill_when
+from .helpers import result_lines
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "tournaments" / "examples"
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
@@ -162,27 +165,12 @@ command = "{python} {bot} {{seed}}"
 """
 
 
-def count_lines(path: Path) -> int:
-    try:
-        return path.read_bytes().count(b"\n")
-    except FileNotFoundError:
-        return 0
-
-
 def run_until_killed(toml: Path, out: Path, *, jobs: int, at_least: int) -> int:
-    """Start a run and SIGKILL it (referee and bots) once ``at_least`` games are
-    in results.jsonl.  Returns the number of lines found at the kill."""
+    """Start a run and SIGKILL its process group once ``at_least`` games are in
+    results.jsonl.  Returns the number of lines found at the kill."""
     proc = subprocess.Popen(referee_cmd("run", toml, "--output", out, "--jobs", jobs, "-q"), cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 240
-        while count_lines(out / "results.jsonl") < at_least:
-            assert proc.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "no progress"
-            time.sleep(0.005)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    kill_when(proc, lambda: count_lines(out / "results.jsonl") >= at_least, timeout=240, group=True)
     return count_lines(out / "results.jsonl")
 
 
@@ -190,12 +178,6 @@ def unfinished_records(out: Path) -> set[int]:
     """Records of games that were running at the kill (no result line)."""
     done = set(parse_results((out / "results.jsonl").read_bytes()).results)
     return {int(p.stem) for p in (out / "records").glob("*.jsonl")} - done
-
-
-def comparable(out: Path) -> dict[int, dict]:
-    parsed = parse_results((out / "results.jsonl").read_bytes())
-    assert parsed.dropped == 0
-    return {i: {k: v for k, v in r.to_json().items() if k != "duration_s"} for i, r in parsed.results.items()}
 
 
 @pytest.mark.slow
@@ -220,8 +202,8 @@ def test_sigkill_and_resume_give_exactly_the_standings_of_an_uninterrupted_run(t
     res_whole = referee("run", toml, "--output", whole, "--jobs", "1", "-q")
     assert res_whole.returncode == 0, res_whole.stderr
 
-    assert sorted(comparable(broken)) == list(range(total))
-    assert comparable(broken) == comparable(whole)
+    assert sorted(result_lines(broken)) == list(range(total))
+    assert result_lines(broken) == result_lines(whole)
     assert (broken / "standings.json").read_bytes() == (whole / "standings.json").read_bytes()
     assert (broken / "standings.csv").read_bytes() == (whole / "standings.csv").read_bytes()
     assert res.stdout == res_whole.stdout

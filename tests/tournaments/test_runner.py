@@ -16,7 +16,7 @@ from tournaments.results import parse_results
 from tournaments.runner import NoProgress, OutputDir, TournamentError, run_tournament
 from tournaments.standings import compute_standings
 
-from .helpers import FakePlay
+from .helpers import FakePlay, result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
@@ -31,12 +31,6 @@ def tournament(out: Path, *, names=("bot1", "bot2", "bot3"), **overrides):
 
 def standings_json(run) -> str:
     return json.dumps(run.standings.to_json(), sort_keys=True)
-
-
-def result_lines(out: Path) -> dict[int, dict]:
-    parsed = parse_results((out / "results.jsonl").read_bytes())
-    assert parsed.dropped == 0
-    return {i: {k: v for k, v in r.to_json().items() if k != "duration_s"} for i, r in parsed.results.items()}
 
 
 async def test_every_scheduled_game_is_played_once_with_its_record(tmp_path):

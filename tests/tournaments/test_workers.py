@@ -19,7 +19,7 @@ from tournaments.runner import TournamentError, run_tournament
 from tournaments.workers import WorkerError, can_pin, open_worker_pool
 
 from ..match.hostile import assert_no_survivors, live_marked, marked_processes
-from .test_runner import result_lines
+from .helpers import result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
