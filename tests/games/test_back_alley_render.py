@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from referee.games import InvalidAction
 from referee.games.back_alley import RENDERER, SPEC, BackAlleyState
 from referee.games.back_alley.notation import Bid, Play, format_action, parse_action
 
+from .playouts import recorded_playout
+
 
 def record(seed, choice_seed=1, options=None):
     """Match-record entries (events and decisions) of a seeded random game."""
-    state, events = SPEC.new_game(seed, options)
-    entries = [{"record": "event", "event": e.data, "to": list(e.to) if e.to else None} for e in events]
-    rng = random.Random(choice_seed)
-    n = 0
-    while (seat := state.to_act()) is not None:
-        legal = state.legal_actions()
-        action = rng.choice(legal)
-        n += 1
-        entries.append({"record": "decision", "n": n, "seat": seat, "decision": state.decision(),
-                        "legal": legal, "action": action, "ms": 0.1})
-        for e in state.apply(action):
-            entries.append({"record": "event", "event": e.data, "to": list(e.to) if e.to else None})
+    entries, state = recorded_playout(SPEC, seed, options, choice_seed)
     return state, entries
 
 

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-import random
-
 from referee.games import RENDERERS
 from referee.games.pegs_and_jokers import RENDERER, SPEC
+
+from .playouts import recorded_playout
 
 
 def record(seed: int, players: int = 4, max_turns: int = 10_000):
     """Record entries (the match-record format) of a seeded random playout, and the final state."""
-    state, events = SPEC.new_game(seed, {"players": players, "max_turns": max_turns})
-    entries = [_event(e) for e in events]
-    rng = random.Random(seed)
-    n = 0
-    while (seat := state.to_act()) is not None:
-        legal = state.legal_actions()
-        action = rng.choice(legal)
-        n += 1
-        entries.append({"record": "decision", "n": n, "seat": seat, "decision": "move",
-                        "legal": legal, "action": action, "ms": 0.1})
-        entries.extend(_event(e) for e in state.apply(action))
-    return entries, state
-
-
-def _event(e):
-    return {"record": "event", "event": e.data, "to": None if e.to is None else list(e.to)}
+    return recorded_playout(SPEC, seed, {"players": players, "max_turns": max_turns}, seed)
 
 
 def seat_view(entries, seat):

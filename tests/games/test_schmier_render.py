@@ -11,27 +11,12 @@ from referee.games import RENDERERS, InvalidAction
 from referee.games.schmier import RENDERER, SPEC
 from referee.games.schmier.notation import ActionValue, format_action, parse_action
 
+from .playouts import event_entry, recorded_playout
+
 
 def record(seed, options=None, choice_seed=None):
     """Match-record entries (events + decisions) of a random playout."""
-    state, events = SPEC.new_game(seed, options)
-    entries = [_ev(e) for e in events]
-    rng = random.Random(seed if choice_seed is None else choice_seed)
-    n = 0
-    while (seat := state.to_act()) is not None:
-        legal = state.legal_actions()
-        kind = state.decision()
-        action = rng.choice(legal)
-        n += 1
-        entries.append(
-            {"record": "decision", "n": n, "seat": seat, "decision": kind, "legal": legal, "action": action, "ms": 0.1}
-        )
-        entries.extend(_ev(e) for e in state.apply(action))
-    return entries, state
-
-
-def _ev(e):
-    return {"record": "event", "event": e.data, "to": list(e.to) if e.to is not None else None}
+    return recorded_playout(SPEC, seed, options, seed if choice_seed is None else choice_seed)
 
 
 def seat_view(entries, seat):
@@ -103,9 +88,9 @@ def test_score_table_has_one_row_per_played_deal_ending_at_the_final_scores():
 
 def test_score_table_skips_all_pass_deals():
     state, events = SPEC.new_game(1)
-    entries = [_ev(e) for e in events]
+    entries = [event_entry(e) for e in events]
     for _ in range(6):
-        entries.extend(_ev(e) for e in state.apply("pass"))
+        entries.extend(event_entry(e) for e in state.apply("pass"))
     assert RENDERER.score_table(entries)[1] == []
 
 
@@ -159,9 +144,9 @@ def test_render_copes_with_a_truncated_record():
 
 def test_render_a_draw_and_an_abort():
     state, events = SPEC.new_game(2, {"max_redeals": 1})
-    entries = [_ev(e) for e in events]
+    entries = [event_entry(e) for e in events]
     for _ in range(6):
-        entries.extend(_ev(e) for e in state.apply("pass"))
+        entries.extend(event_entry(e) for e in state.apply("pass"))
     text = "\n".join(RENDERER.render(entries))
     assert "all six passed" in text and "Game over: aborted (max_redeals)" in text
     draw = {"type": "game_end", "status": "draw", "winners": [], "scores": [22, 22, 3],

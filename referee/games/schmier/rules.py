@@ -542,10 +542,6 @@ class SchmierState(GameState):
     def outcome(self) -> Outcome | None:
         return self._outcome
 
-    def is_trump(self, card: str) -> bool:
-        """Whether ``card`` is a trump in this deal (False before trump is named)."""
-        return self.trump >= 0 and EFFECTIVE[self.trump][card] == self.trump
-
     def legal_actions(self) -> list[str]:
         return self._legal[:]
 
