@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import errno
 import os
+import select
 import signal
 import subprocess
 from pathlib import Path
@@ -72,6 +73,7 @@ class BotProcess:
         self._lines: collections.deque[bytes | object] = collections.deque()
         self._framer = LineBuffer(limits.max_line_bytes)
         self._stdout_eof = False
+        self._stdout_poll: select.poll | None = None  # a zero-timeout readiness check of stdout
         self._stderr_tail: collections.deque[bytes] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._stderr_partial = b""
         self._stderr_kept = 0
@@ -102,6 +104,8 @@ class BotProcess:
             self._stderr_done.set()
             raise BotFault(FaultReason.SPAWN_FAILED, f"cannot start {self.spec.command[0]!r}: {exc}") from None
         self.pid = self.process.pid
+        self._stdout_poll = select.poll()
+        self._stdout_poll.register(self.process.stdout.fileno(), select.POLLIN)  # type: ignore[union-attr]
         self.family = sandbox.Family(self.pid, self.bot_id)
         nursery.start_soon(self._pump_stderr)
         nursery.start_soon(self._watch)
@@ -245,6 +249,10 @@ class BotProcess:
         wherever it falls relative to the referee's reads."""
         if self._lines or self._framer.pending:
             return True
+        # poll(0) first: on the per-decision path a read that finds nothing costs
+        # three times as much (the failed syscall raises).
+        if self._stdout_poll is None or not self._stdout_poll.poll(0):
+            return False
         return self._read_nowait()
 
     def _read_nowait(self) -> bool:

@@ -31,6 +31,9 @@ from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult
 
 log = structlog.get_logger("referee.match")
 
+# How far past a decision's time limit the runner's deadline may lie (see ``_play``).
+DEADLINE_SLACK_S = 0.002
+
 _VIOLATION_REASONS = {
     "invalid_utf8": FaultReason.INVALID_UTF8,
     "invalid_json": FaultReason.INVALID_JSON,
@@ -347,9 +350,12 @@ class _Match:
         backlog = self._backlog
         writer = self.writer
         seat, rid, allowed, sent = -1, 0, 0.0, False
-        # One cancel scope for the whole game whose deadline is moved per
-        # decision: creating a scope per round trip costs Trio more than the
-        # rest of the referee's per-decision work.
+        # One cancel scope for the whole game: creating a scope per round trip
+        # costs Trio more than the rest of the referee's per-decision work, and so
+        # does moving its deadline twice per decision.  So the deadline moves only
+        # when it is not already within DEADLINE_SLACK_S after this decision's
+        # limit (about once in ten decisions), and a reply that comes after the
+        # limit but before the scope fires is a timeout all the same.
         with trio.CancelScope() as clock:
             try:
                 while (seat := state.to_act()) is not None:
@@ -368,10 +374,13 @@ class _Match:
                                                         "wrote output when no request was pending"))
                     payload = self._take_outbox(p, outbox[seat]) + request
                     if any(outbox):  # events for seats that asked for them
+                        clock.deadline = math.inf  # their sends have limits of their own
                         await self._flush(procs, outbox)
                     t0 = trio.current_time()
                     sent = False
-                    clock.deadline = t0 + allowed
+                    due = t0 + allowed
+                    if not due <= clock.deadline <= due + DEADLINE_SLACK_S:
+                        clock.deadline = due + DEADLINE_SLACK_S
                     try:
                         await p.write(payload)
                         sent = True
@@ -383,8 +392,10 @@ class _Match:
                         raise _SeatFault(seat, await p._ended_fault()) from None
                     except BotFault as exc:
                         raise _SeatFault(seat, exc) from None
-                    clock.deadline = math.inf
                     took = trio.current_time() - t0
+                    if took > allowed:  # answered within the slack, not within the limit
+                        clock.deadline = math.inf
+                        break
                     if took > limits.decision_s:
                         self.bank[seat] = max(0.0, self.bank[seat] - (took - limits.decision_s))
                     try:
@@ -397,14 +408,15 @@ class _Match:
                             "legal": legal, "action": action, "ms": round(took * 1000, 3),
                         })
                     self._route_events(state.apply(action), outbox)
-                await self._flush(procs, outbox)
+                else:
+                    clock.deadline = math.inf
+                    await self._flush(procs, outbox)
+                    return None, state
             except _SeatFault as sf:
                 return (sf.seat, sf.fault), state
             finally:  # whatever ended the loop, what happened before it is recorded
                 self._write_backlog()
-        if not clock.cancelled_caught:
-            return None, state
-        # The acting seat's deadline passed.
+        # The acting seat's deadline passed (the scope fired, or the reply came too late).
         p = procs[seat]
         # A bot over a process or memory cap is usually too busy to answer: name the cap.
         if (over := await p.enforce_limits()) is not None:

@@ -97,6 +97,22 @@ async def test_the_time_bank_covers_slow_decisions_until_it_runs_out(tmp_path):
     assert result.outcome.winners == (1,)
 
 
+async def test_a_reply_after_the_limit_is_a_timeout_even_before_the_deadline_fires(tmp_path, monkeypatch):
+    """The runner's deadline may lie up to DEADLINE_SLACK_S past the limit (it is
+    moved lazily); a reply in that gap still counts as too late.  A huge slack
+    makes the gap wide enough to land in on purpose."""
+    from referee.match import runner
+
+    monkeypatch.setattr(runner, "DEADLINE_SLACK_S", 5.0)
+    slow = listener(tmp_path / "slow.log", slow_n=1, slow_s=0.4)
+    others = [random_bot(seed=s) for s in range(3)]
+    result = await run_match("back-alley", {}, [slow] + others, seed=1, limits=Limits(decision_s=0.15))
+    assert result.outcome.status == "forfeit"
+    assert result.fault.seat == 0 and result.fault.reason.value == "timeout"
+    assert "within 0.150s" in result.fault.message
+    assert result.decisions < 5  # the first (slow) answer was refused, not taken
+
+
 async def test_every_game_plays_to_the_end_with_random_bots(tmp_path):
     for name in sorted(GAMES):
         spec = GAMES[name]
