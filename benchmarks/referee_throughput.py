@@ -15,12 +15,20 @@ the reply at all (pure pipe round trips); its ratio is printed too.
 The referee process's CPU time per decision is printed for all three: it is
 much steadier than rates when anything else runs on the machine.
 
-Usage: python benchmarks/referee_throughput.py [--game back-alley] [--games 5]
+Each game is followed at once by its two baselines, so each game gives a
+paired ratio; the median of those is printed beside the ratio of medians
+(the pairs cancel the machine's drift between games).  ``--pin`` pins the
+benchmark process, and so every bot it starts, to one core, as tournament
+workers do: pipe round trips are then cheap and the referee's own work
+weighs more.
+
+Usage: python benchmarks/referee_throughput.py [--game back-alley] [--games 9] [--pin]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -78,10 +86,13 @@ async def pingpong(requests: list[tuple[int, dict]], seats: int, *, json_lines: 
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--game", default="back-alley")
-    ap.add_argument("--games", type=int, default=5)
+    ap.add_argument("--games", type=int, default=9)
+    ap.add_argument("--pin", action="store_true", help="run on one core, bots included")
     ap.add_argument("--players", type=int, default=None)
     args = ap.parse_args()
     options = {"players": args.players} if args.players else {}
+    if args.pin:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     from referee.games import get_game
 
     spec = get_game(args.game)
@@ -108,10 +119,18 @@ async def main() -> None:
                   f"raw ping-pong {rates['raw'][-1]:6.0f}/s (ratio {rates['referee'][-1] / rates['raw'][-1]:.2f})")
     med = {k: statistics.median(v) for k, v in rates.items()}
     med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
-    print(f"\n{args.game}, medians of {args.games} games, decisions per second:")
+    paired = {k: sorted(r / b for r, b in zip(rates["referee"], rates[k])) for k in ("json", "raw")}
+
+    def ratios(kind: str) -> str:
+        p = paired[kind]
+        return (f"ratio {med['referee'] / med[kind]:.2f}; paired median {statistics.median(p):.2f} "
+                f"(range {p[0]:.2f}-{p[-1]:.2f})")
+
+    print(f"\n{args.game}{' pinned to one core' if args.pin else ''}, medians of {args.games} games, "
+          "decisions per second:")
     print(f"  referee                {med['referee']:8.0f}")
-    print(f"  JSON-lines ping-pong   {med['json']:8.0f}   ratio {med['referee'] / med['json']:.2f} (target >= 0.70)")
-    print(f"  raw-bytes ping-pong    {med['raw']:8.0f}   ratio {med['referee'] / med['raw']:.2f} (stricter)")
+    print(f"  JSON-lines ping-pong   {med['json']:8.0f}   {ratios('json')}  target >= 0.70")
+    print(f"  raw-bytes ping-pong    {med['raw']:8.0f}   {ratios('raw')}  stricter")
     print(f"referee process CPU per decision: referee {med_cpu['referee']:.1f} us, JSON-lines ping-pong "
           f"{med_cpu['json']:.1f} us, raw ping-pong {med_cpu['raw']:.1f} us")
 

@@ -51,9 +51,15 @@ class RecordWriter:
             self._file.close()
 
 
+_TO_TAILS: dict[tuple[int, ...] | None, bytes] = {None: b',"to":null}\n'}  # a handful of seat sets per game
+
+
 def event_entry_bytes(event_json: bytes, to: tuple[int, ...] | None) -> bytes:
     """A record ``event`` line from an event already encoded once."""
-    return b'{"record":"event","event":' + event_json + b',"to":' + to_json(list(to) if to is not None else None) + b"}\n"
+    tail = _TO_TAILS.get(to)
+    if tail is None:
+        tail = _TO_TAILS[to] = b',"to":' + to_json(list(to)) + b"}\n"
+    return b'{"record":"event","event":' + event_json + tail
 
 
 @dataclass

@@ -150,17 +150,21 @@ class _Match:
     def _write_backlog(self) -> None:
         """Record what the last decision caused.  Off the per-decision path: the
         runner calls this once the next request is on its way, so the record is
-        written while the next bot thinks, in the same order as it happened."""
+        written while the next bot thinks, in the same order as it happened.
+        One write call for the lot."""
         backlog, writer, entries = self._backlog, self.writer, self.entries
+        lines: list[bytes] = []
         for item in backlog:
             if isinstance(item, dict):  # a decision: only ever queued when there is a record
-                writer.write(item)  # type: ignore[union-attr]
+                lines.append(to_json(item) + b"\n")
                 continue
             ev, ev_json = item
             if writer is not None:
-                writer.write_raw(event_entry_bytes(to_json(ev.data) if ev_json is None else ev_json, ev.to))
+                lines.append(event_entry_bytes(to_json(ev.data) if ev_json is None else ev_json, ev.to))
             if ev.to is None:
                 entries.append({"record": "event", "event": ev.data, "to": None})
+        if lines:
+            writer.write_raw(b"".join(lines))  # type: ignore[union-attr]
         backlog.clear()
 
     # -- the game --------------------------------------------------------------
