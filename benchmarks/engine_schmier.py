@@ -19,6 +19,11 @@ Random games are long: random bids are nearly always set (SC-8 subtracts the
 bid), scores drift below zero and about half the games only end at the
 200-deal guard (RULES 0.7), so a game averages ~115 deals and ~6,900
 decisions.  Compare engines by µs per decision, not only games/s.
+
+A second figure from the same run is a ceiling: the same timed loop over a
+do-nothing engine that offers the recorded legal lists and applies nothing.
+No engine, however fast, plays these games faster than that; it shows how
+much of any games/s target is left for the rules themselves.
 """
 
 from __future__ import annotations
@@ -69,6 +74,10 @@ def run(games: int, seed: int = 0) -> dict[str, float]:
         legal[int(rnd() * len(legal))]
     baseline = time.perf_counter() - t1
 
+    # Ceiling: the same loop over a do-nothing engine with the same number of
+    # decisions per game and the same legal-list lengths; no engine can beat it.
+    ceiling = _null_engine_seconds(lengths, games, seed)
+
     # Per decision kind (a second, separate pass on a few games).
     kind_time: Counter[str] = Counter()
     for g in range(min(games, 100)):
@@ -90,10 +99,53 @@ def run(games: int, seed: int = 0) -> dict[str, float]:
         "deals": deals,
         "played": played,
         "baseline": baseline,
+        "ceiling": ceiling,
         "kinds": kinds,
         "kind_time": kind_time,
         "statuses": statuses,
     }
+
+
+class _NullState:
+    """The engine calls of the timed loop, doing nothing but replaying recorded list lengths."""
+
+    __slots__ = ("_lists", "_i", "_n")
+
+    def __init__(self, lists: list[list[str]]) -> None:
+        self._lists, self._i, self._n = lists, 0, len(lists)
+
+    def to_act(self) -> int | None:
+        return 0 if self._i < self._n else None
+
+    def legal_actions(self) -> list[str]:
+        return self._lists[self._i]
+
+    def apply(self, action: str) -> list:
+        self._i += 1
+        return []
+
+
+def _null_engine_seconds(lengths: list[int], games: int, seed: int) -> float:
+    """Wall time of the timed loop of ``run`` over ``_NullState`` games of the
+    recorded decisions (the games are cut into ``games`` equal runs)."""
+    lists = {n: [str(i) for i in range(n)] for n in set(lengths)}
+    sequence = [lists[n] for n in lengths]
+    per_game = max(1, len(sequence) // games)
+    chunks = [sequence[i:i + per_game] for i in range(0, len(sequence), per_game)]
+    t0 = time.perf_counter()
+    for g, chunk in enumerate(chunks):
+        state = _NullState(chunk)
+        rnd = random.Random(10_000 + seed + g).random
+        to_act = state.to_act
+        legal_actions = state.legal_actions
+        apply = state.apply
+        record = [].append
+        while to_act() is not None:
+            legal = legal_actions()
+            n = len(legal)
+            record(n)
+            apply(legal[int(rnd() * n)])
+    return time.perf_counter() - t0
 
 
 def main() -> None:
@@ -114,6 +166,9 @@ def main() -> None:
     print(f"  deals/s            {r['deals'] / elapsed:10.0f}")
     print(f"  baseline (policy)  {r['baseline']:10.3f} s   µs/decision {1e6 * r['baseline'] / decisions:.2f}")
     print(f"  ratio engine-time / baseline-time: {engine / r['baseline']:.1f}")
+    print(f"  ceiling: a do-nothing engine in the same loop, same decisions: {games / r['ceiling']:.1f} games/s "
+          f"({1e6 * r['ceiling'] / decisions:.2f} µs/decision); ratio engine / ceiling "
+          f"{(games / elapsed) / (games / r['ceiling']):.2f}")
     print("  per decision kind (µs, legal_actions + apply, first 100 games):")
     for k, n in sorted(r["kinds"].items()):
         print(f"    {k:15s} {n:8d}  {1e6 * r['kind_time'][k] / n:7.2f}")
