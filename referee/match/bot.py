@@ -98,12 +98,12 @@ class BotProcess:
                 cwd=self.spec.cwd,
                 env={**os.environ, sandbox.BOT_ID_ENV: self.bot_id},
                 start_new_session=True,
-                preexec_fn=sandbox.limits_preexec(self.limits),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             self._stderr_done.set()
             raise BotFault(FaultReason.SPAWN_FAILED, f"cannot start {self.spec.command[0]!r}: {exc}") from None
         self.pid = self.process.pid
+        sandbox.apply_limits(self.pid, self.limits)
         self._stdout_poll = select.poll()
         self._stdout_poll.register(self.process.stdout.fileno(), select.POLLIN)  # type: ignore[union-attr]
         self.family = sandbox.Family(self.pid, self.bot_id)
