@@ -26,8 +26,8 @@ class Board:
     """Static tables for ``n`` players; get one with ``board_for(n)``."""
 
     __slots__ = (
-        "players", "holes", "come_out", "in_spot", "names", "codes", "to_in_spot",
-        "path_bits", "home_bits",
+        "players", "holes", "come_out", "in_spot", "names", "codes", "part_heads",
+        "to_in_spot", "path_bits", "home_bits",
     )
 
     def __init__(self, players: int) -> None:
@@ -42,6 +42,11 @@ class Board:
         )
         #: text -> internal position (inverse of ``names``).
         self.codes = {name: i - 1 for i, name in enumerate(self.names)}
+        #: ``part_heads[c][pos + 1]``: ``"<c>:<position text>-"``, the start of the
+        #: text of a part moving colour c's peg from ``pos``; add the target's name.
+        self.part_heads = tuple(
+            tuple(f"{c}:{name}-" for name in self.names) for c in range(players)
+        )
         #: ``to_in_spot[c][t]``: forward steps from track hole t to colour c's in-spot.
         self.to_in_spot = tuple(
             tuple((i - t) % L for t in range(L)) for i in self.in_spot

@@ -14,12 +14,14 @@ placed) so a hit that sends a teammate to the hole the mover just left is safe.
 
 Legal moves are generated once per decision, per card kind (``K``, ``Q`` and
 ``J`` share one list; same-rank cards only differ in the card text), and kept
-in a dict text -> move that ``apply`` looks the action up in.
+as two parallel lists, the texts and the moves, until the board or the hand
+changes; ``apply`` looks the action up in a dict built from them.
 """
 
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -85,8 +87,9 @@ class PegsAndJokersState(GameState):
         self.home = [0] * n
         self.hits = [0] * n  # hits made, per seat
         self._outcome: Outcome | None = None
-        self._legal: dict[str, tuple | None] | None = None
-        self._legal_list: list[str] | None = None
+        #: (texts, moves) of the decision, or None until generated; the lists are
+        #: never changed once made (``legal_actions`` hands out a copy).
+        self._legal: tuple[list[str], list[tuple | None]] | None = None
 
     # -- construction -----------------------------------------------------
 
@@ -205,7 +208,7 @@ class PegsAndJokersState(GameState):
         }))
         if drawn:
             events.append(Event({"type": "draw", "seat": s, "cards": drawn}, (s,)))
-        self._legal = self._legal_list = None
+        self._legal = None
 
     def _reshuffle(self, events: list[Event]) -> None:
         """PJ-3 (ruling): the discard pile, shuffled, becomes the draw pile."""
@@ -232,19 +235,15 @@ class PegsAndJokersState(GameState):
     def legal_actions(self) -> list[str]:
         if self._outcome is not None:
             return []
-        if self._legal_list is None:
-            self._generate()
-        return list(self._legal_list)  # type: ignore[arg-type]
+        return list((self._legal or self._generate())[0])
 
     def apply(self, action: str) -> list[Event]:
         if self._outcome is not None:
             raise IllegalAction("the game is over")
-        if self._legal is None:
-            self._generate()
-        table = self._legal
-        assert table is not None
+        texts, moves = self._legal or self._generate()
+        table = dict(zip(texts, moves))
         if action not in table:
-            self._refuse(action)
+            self._refuse(action, texts)
         move = table[action]
         seat, colour = self.seat, self.colour
         card = action[-2:] if move is None else action[:2]
@@ -279,7 +278,7 @@ class PegsAndJokersState(GameState):
         self._start_turn(events)
         return events
 
-    def _refuse(self, action: str) -> None:
+    def _refuse(self, action: str, legal: list[str]) -> None:
         """Raise the right error for an action that is not in the legal table."""
         parsed = parse_action(action)  # InvalidAction if it does not parse
         hand = self.hands[self.seat]
@@ -291,7 +290,7 @@ class PegsAndJokersState(GameState):
             )
         if len(parsed.steps) == 2:
             swapped = f"{parsed.card} {parsed.steps[1].text()},{parsed.steps[0].text()}"
-            if swapped in self._legal:  # type: ignore[operator]
+            if swapped in legal:
                 # Only the listed text of a move is accepted (PJ-5.4: two orders
                 # that end alike are one move, listed once).
                 raise IllegalAction(
@@ -309,7 +308,7 @@ class PegsAndJokersState(GameState):
             reason=reason,
             detail={"turns": self.turn, "home": self.home_counts(), "hits": list(self.hits)},
         )
-        self._legal = self._legal_list = None
+        self._legal = None
         events.append(Event({
             "type": "game_over", "status": status, "winners": list(winners), "scores": list(scores),
             "reason": reason, "turns": self.turn, "pegs": self.peg_texts(),
@@ -365,8 +364,7 @@ class PegsAndJokersState(GameState):
         new.home = list(self.home)
         new.hits = list(self.hits)
         new.options = dict(self.options)
-        new._legal = None if self._legal is None else dict(self._legal)
-        new._legal_list = None if self._legal_list is None else list(self._legal_list)
+        new._legal = self._legal  # shared: its lists are never changed
         return new
 
     # -- board mechanics -----------------------------------------------------
@@ -419,110 +417,115 @@ class PegsAndJokersState(GameState):
             return None
         return ((c, f, h), (o, h, spot), (q, spot, START))
 
-    def _forward(self, c: int, p: int, n: int, gap: int, out: list) -> None:
-        """Append the parts moving colour c's peg at p forward n (PJ-5, PJ-6).
+    def _forward(self, c: int, p: int, n: int, gap: int) -> list[tuple]:
+        """Options moving colour c's peg at p forward n (PJ-5, PJ-6).
 
-        ``gap``: forward steps to the nearest other own peg on the track (L if none).
+        An option is ``(relocations, text, to, hits)``: the part, its text
+        (``"<c>:<from>-<to>"``), where the peg lands and the relocations of
+        the pegs it hits.  ``gap``: forward steps to the nearest other own peg
+        on the track (L if none).
         """
         L = self._L
+        board = self.board
+        head = board.part_heads[c][p + 1]
+        names = board.names
         home = self.home[c]
+        out: list[tuple] = []
         if p >= L:  # PJ-6.3: within home, exact count, no passing
             j = p - L
             if j + n < HOME_HOLES and not (home >> (j + 1)) & ((1 << n) - 1):
-                out.append(((c, p, p + n),))
-            return
+                t = p + n
+                out.append((((c, p, t),), head + names[t + 1], t, ()))
+            return out
         if n < gap:  # along the track
             h = p + n
             if h >= L:
                 h -= L
             rels = self._land(c, p, h)
             if rels is not None:
-                out.append(rels)
-        d = self.board.to_in_spot[c][p]
+                out.append((rels, head + names[h + 1], h, rels[1:]))
+        d = board.to_in_spot[c][p]
         if d < n and d < gap:  # PJ-6.2: past the in-spot into home, exact count
             k = n - d
             if k <= HOME_HOLES and not home & ((1 << k) - 1):
-                out.append(((c, p, L + k - 1),))
+                t = L + k - 1
+                out.append((((c, p, t),), head + names[t + 1], t, ()))
+        return out
 
     def _gaps(self, track: list[int]) -> dict[int, int]:
-        """Forward distance from each own track peg to the next own track peg."""
-        L = self._L
-        if len(track) < 2:
-            return {t: L for t in track}
-        return {t: min((q - t) % L for q in track if q != t) for t in track}
+        """Forward distance from each own track peg to the next own track peg.
+
+        ``track`` is ascending, so the next own peg is the next in the list
+        (the first one, a lap on, for the last); a lone peg gets L.
+        """
+        if not track:
+            return {}
+        ends = track[1:]
+        ends.append(track[0] + self._L)
+        return {t: e - t for t, e in zip(track, ends)}
 
     # -- legal moves -----------------------------------------------------------
 
-    def _generate(self) -> None:
-        """Fill the legal table for the seat to act and its colour (PJ-4.3, PJ-5)."""
+    def _generate(self) -> tuple[list[str], list[tuple | None]]:
+        """Make the legal texts and moves for the seat to act and its colour (PJ-4.3, PJ-5).
+
+        Each move generator returns parallel lists ``(suffixes, moves)``: the
+        action text after ``"<card> "``, and the move.
+        """
         c = self.colour
         L = self._L
-        names = self.board.names
-        pegs_c = self.pegs[c]
-        track = sorted(p for p in pegs_c if 0 <= p < L)
-        movable = sorted(p for p in pegs_c if p >= 0)
-        has_start = START in pegs_c
+        movable = sorted(self.pegs[c])  # start (-1) first, then track, then home (>= L)
+        starts = movable.count(START)
+        has_start = starts > 0
+        del movable[:starts]
+        track = movable[:bisect_left(movable, L)]
         gaps = self._gaps(track)
-        fwd: dict[int, list] = {}  # 16·p + n -> forward parts (for the 7)
-        prefix = f"{c}:"
         cards = sorted(set(self.hands[self.seat]))
         by_kind: dict[Any, tuple[list[str], list]] = {}
-        table: dict[str, tuple | None] = {}
         texts: list[str] = []
+        moves: list[tuple | None] = []
         forced = False
         for card in cards:
             kind = KIND[card]
             entry = by_kind.get(kind)
             if entry is None:
                 if kind == "JK":
-                    moves = self._joker_moves(c, track, has_start)
+                    entry = self._joker_moves(c, track, has_start)
                 elif kind == "7":
-                    moves = self._seven_moves(c, movable, gaps, fwd)
+                    entry = self._seven_moves(c, movable, gaps)
                 elif kind == "8":
-                    moves = self._back_moves(c, track)
+                    entry = self._back_moves(c, track, gaps)
                 else:
-                    moves = self._step_moves(c, kind, movable, gaps, has_start)
-                suffixes = [
-                    prefix + names[m[0][0][1] + 1] + "-" + names[m[0][0][2] + 1]
-                    if len(m) == 1 else
-                    ",".join(prefix + names[r[0][1] + 1] + "-" + names[r[0][2] + 1] for r in m)
-                    for m in moves
-                ]
-                entry = by_kind[kind] = (suffixes, moves)
-            suffixes, moves = entry
-            if not moves:
+                    entry = self._step_moves(c, kind, movable, gaps, has_start)
+                by_kind[kind] = entry
+            suffixes, kind_moves = entry
+            if not kind_moves:
                 continue
             if kind != "JK":
                 forced = True
             head = card + " "
-            for suffix, move in zip(suffixes, moves):
-                text = head + suffix
-                table[text] = move
-                texts.append(text)
+            texts += [head + suffix for suffix in suffixes]
+            moves += kind_moves
         if not forced:  # PJ-4.3: only joker moves, or none at all: any card may go
-            for card in cards:
-                text = "discard " + card
-                table[text] = None
-                texts.append(text)
-        self._legal = table
-        self._legal_list = texts
-
-    def _forward_cached(self, c: int, p: int, n: int, gaps: dict[int, int], cache: dict) -> list:
-        key = 16 * p + n
-        out = cache.get(key)
-        if out is None:
-            out = cache[key] = []
-            self._forward(c, p, n, gaps.get(p, self._L), out)
-        return out
+            texts += ["discard " + card for card in cards]
+            moves += [None] * len(cards)
+        legal = self._legal = (texts, moves)
+        return legal
 
     def _step_moves(self, c: int, kind: Any, movable: list[int], gaps: dict[int, int],
-                    has_start: bool) -> list:
+                    has_start: bool) -> tuple[list[str], list]:
         """PJ-5.1 … PJ-5.3: out of start (A, K, Q, J) or forward n (``_forward`` inlined)."""
+        board = self.board
+        heads = board.part_heads[c]
+        names = board.names
+        texts: list[str] = []
         moves: list = []
         if kind == "A" or kind == "K":
             if has_start:
-                rels = self._land(c, START, self.board.come_out[c])
+                h = board.come_out[c]
+                rels = self._land(c, START, h)
                 if rels is not None:
+                    texts.append(heads[0] + names[h + 1])
                     moves.append((rels,))
             n = 1 if kind == "A" else 10
         else:
@@ -530,11 +533,13 @@ class PegsAndJokersState(GameState):
         L = self._L
         occ = self.occ
         home = self.home[c]
-        to_in = self.board.to_in_spot[c]
+        to_in = board.to_in_spot[c]
         for p in movable:
+            head = heads[p + 1]
             if p >= L:  # PJ-6.3
                 j = p - L
                 if j + n < HOME_HOLES and not (home >> (j + 1)) & ((1 << n) - 1):
+                    texts.append(head + names[p + n + 1])
                     moves.append((((c, p, p + n),),))
                 continue
             g = gaps[p]
@@ -542,80 +547,100 @@ class PegsAndJokersState(GameState):
                 h = p + n
                 if h >= L:
                     h -= L
-                o = occ[h]
-                if o < 0:
+                if occ[h] < 0:
+                    texts.append(head + names[h + 1])
                     moves.append((((c, p, h),),))
                 else:
                     rels = self._land(c, p, h)
                     if rels is not None:
+                        texts.append(head + names[h + 1])
                         moves.append((rels,))
             d = to_in[p]
             if d < n and d < g:  # PJ-6.2
                 k = n - d
                 if k <= HOME_HOLES and not home & ((1 << k) - 1):
+                    texts.append(head + names[L + k])
                     moves.append((((c, p, L + k - 1),),))
-        return moves
+        return texts, moves
 
-    def _back_moves(self, c: int, track: list[int]) -> list:
-        """PJ-5.5: back 8 on the track; PJ-6.1 backwards: no own peg 1 … 8 holes behind."""
+    def _back_moves(self, c: int, track: list[int], gaps: dict[int, int]) -> tuple[list[str], list]:
+        """PJ-5.5: back 8 on the track; PJ-6.1 backwards: no own peg 1 … 8 holes behind.
+
+        The nearest own peg behind ``track[i]`` is ``track[i - 1]`` (cyclically),
+        and its gap is the distance between the two.
+        """
         L = self._L
-        moves = []
-        for t in track:
-            if all((t - q) % L > 8 for q in track if q != t):
+        heads = self.board.part_heads[c]
+        names = self.board.names
+        texts: list[str] = []
+        moves: list = []
+        for i, t in enumerate(track):
+            if gaps[track[i - 1]] > 8:
                 h = t - 8
                 if h < 0:
                     h += L
                 rels = self._land(c, t, h)
                 if rels is not None:
+                    texts.append(heads[t + 1] + names[h + 1])
                     moves.append((rels,))
-        return moves
+        return texts, moves
 
-    def _joker_moves(self, c: int, track: list[int], has_start: bool) -> list:
+    def _joker_moves(self, c: int, track: list[int], has_start: bool) -> tuple[list[str], list]:
         """PJ-5.6: a peg in start or on the track jumps onto another colour's track peg."""
         L = self._L
+        heads = self.board.part_heads[c]
+        names = self.board.names
         targets = sorted(p for o, pl in enumerate(self.pegs) if o != c for p in pl if 0 <= p < L)
         sources = ([START] if has_start else []) + track
         land = self._land
-        moves = []
+        texts: list[str] = []
+        moves: list = []
         for f in sources:
+            head = heads[f + 1]
             for h in targets:
                 rels = land(c, f, h)
                 if rels is not None:
+                    texts.append(head + names[h + 1])
                     moves.append((rels,))
-        return moves
+        return texts, moves
 
-    def _seven_moves(self, c: int, movable: list[int], gaps: dict[int, int], cache: dict) -> list:
+    def _seven_moves(self, c: int, movable: list[int], gaps: dict[int, int]) -> tuple[list[str], list]:
         """PJ-5.4: 7 with one peg, or split 1+6 … 6+1 between two pegs, deduplicated.
 
         Two sequences are one move when they leave every peg in the same place;
-        the key is the net change of colour c's pegs plus the hits.  The second
-        part is taken from the first-part-free options of its peg unless the
-        first part changed a hole that the second part's outcome depends on
-        (its path, its landing teammate's in-spot, the home holes); only then is
-        it recomputed on the board as the first part left it.
+        the key is the net change of colour c's pegs (bit sets of the holes
+        left and of the holes reached; own pegs are alike) plus the hits.  The
+        second part is taken from the first-part-free options of its peg unless
+        the first part changed a hole that the second part's outcome depends on
+        (its path, its landing teammate's in-spot, the home holes); only then
+        is it recomputed on the board as the first part left it.
         """
         L = self._L
         board = self.board
         forward = self._forward
         seen: set = set()
-        moves = []
+        texts: list[str] = []
+        moves: list = []
         for p in movable:
-            out: list = []
-            forward(c, p, 7, gaps.get(p, L), out)
-            for rels in out:
-                key = ((p,), (rels[0][2],), rels[1:])
-                if key not in seen:
-                    seen.add(key)
-                    moves.append((rels,))
+            for rels, text, t, hits in forward(c, p, 7, gaps.get(p, L)):
+                seen.add((1 << p, 1 << t, hits))  # new: one option per (peg, landing hole)
+                texts.append(text)
+                moves.append((rels,))
         if len(movable) < 2:
-            return moves
+            return texts, moves
+        #: options[p][n]: ``_forward`` options of peg p by n = 1 … 6 on this board.
+        options = {p: [[]] + [forward(c, p, n, gaps.get(p, L)) for n in range(1, 7)]
+                   for p in movable}
         occ = self.occ
         in_spot = board.in_spot
         to_in = board.to_in_spot[c]
         path_bits = board.path_bits
         home_bits = board.home_bits
-        depends: dict[int, int] = {}
+        #: depends[b][y]: bit set of the holes (coded as positions) the outcome of
+        #: moving peg b forward y depends on.
+        depends: dict[int, list[int]] = {}
         for b in movable:
+            masks = depends[b] = [0]
             for y in range(1, 7):
                 if b >= L:
                     mask = home_bits
@@ -627,51 +652,48 @@ class PegsAndJokersState(GameState):
                     o = occ[h]
                     if o >= 0 and o != c and not (o ^ c) & 1:
                         mask |= 1 << in_spot[o]
-                depends[16 * b + y] = mask
+                masks.append(mask)
         pegs_c = self.pegs[c]
         for a in movable:
+            a_bit = 1 << a
             for x in range(1, 7):
                 y = 7 - x
-                for r1 in self._forward_cached(c, a, x, gaps, cache):
+                for r1, text1, a1, hits1 in options[a][x]:
                     changed = 0
                     for _, f, t in r1:
                         if f >= 0:
                             changed |= 1 << f
                         if t >= 0:
                             changed |= 1 << t
-                    a1 = r1[0][2]
+                    a1_bit = 1 << a1
+                    head = text1 + ","
                     applied = False
                     for b in movable:
                         if b == a:
                             continue
-                        if depends[16 * b + y] & changed:
+                        if depends[b][y] & changed:
                             if not applied:
                                 self._apply_part(r1)
                                 applied = True
                                 gaps2 = self._gaps(sorted(p for p in pegs_c if 0 <= p < L))
-                            second: list = []
-                            forward(c, b, y, gaps2.get(b, L), second)
+                            second = forward(c, b, y, gaps2.get(b, L))
                         else:
-                            second = self._forward_cached(c, b, y, gaps, cache)
-                        for r2 in second:
-                            b1 = r2[0][2]
-                            hits = r1[1:] + r2[1:]
+                            second = options[b][y]
+                        for r2, text2, b1, hits2 in second:
+                            hits = hits1 + hits2
                             if len(hits) > 1:
                                 hits = tuple(sorted(hits))
                             if b1 == a:  # b took the hole a left: net, one peg moved
-                                key = ((b,), (a1,), hits)
+                                key = (1 << b, a1_bit, hits)
                             else:
-                                key = (
-                                    (a, b) if a < b else (b, a),
-                                    (a1, b1) if a1 < b1 else (b1, a1),
-                                    hits,
-                                )
+                                key = (a_bit | 1 << b, a1_bit | 1 << b1, hits)
                             if key not in seen:
                                 seen.add(key)
+                                texts.append(head + text2)
                                 moves.append((r1, r2))
                     if applied:
                         self._undo_part(r1)
-        return moves
+        return texts, moves
 
 
 class PegsAndJokersSpec(GameSpec):
