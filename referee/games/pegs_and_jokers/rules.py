@@ -15,7 +15,7 @@ placed) so a hit that sends a teammate to the hole the mover just left is safe.
 Legal moves are generated once per decision, per card kind (``K``, ``Q`` and
 ``J`` share one list; same-rank cards only differ in the card text), and kept
 as two parallel lists, the texts and the moves, until the board or the hand
-changes; ``apply`` looks the action up in a dict built from them.
+changes; ``apply`` finds the action's index in the texts.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from ..base import (
     merge_options,
@@ -201,7 +201,7 @@ class PegsAndJokersState(GameState):
             card = self.draw_pile.pop()
             hand.append(card)
             drawn.append(card)
-        self.colour = self._colour_for(s)
+        self.colour = s if self.home[s] != FULL_HOME else self._colour_for(s)
         events.append(Event({
             "type": "turn", "turn": self.turn + 1, "seat": s, "colour": self.colour,
             "drew": len(drawn), "draw_pile": len(self.draw_pile),
@@ -241,10 +241,10 @@ class PegsAndJokersState(GameState):
         if self._outcome is not None:
             raise IllegalAction("the game is over")
         texts, moves = self._legal or self._generate()
-        table = dict(zip(texts, moves))
-        if action not in table:
+        try:
+            move = moves[texts.index(action)]
+        except ValueError:
             self._refuse(action, texts)
-        move = table[action]
         seat, colour = self.seat, self.colour
         card = action[-2:] if move is None else action[:2]
         self.hands[seat].remove(card)
@@ -262,7 +262,8 @@ class PegsAndJokersState(GameState):
                 _, f, t = rels[0]
                 parts.append({
                     "peg": [names[f + 1], names[t + 1]],
-                    "hits": [[o, names[a + 1], names[b + 1]] for o, a, b in rels[1:]],
+                    "hits": [[o, names[a + 1], names[b + 1]] for o, a, b in rels[1:]]
+                    if len(rels) > 1 else [],
                 })
                 hits += len(rels) - 1
             self.hits[seat] += hits
@@ -278,8 +279,9 @@ class PegsAndJokersState(GameState):
         self._start_turn(events)
         return events
 
-    def _refuse(self, action: str, legal: list[str]) -> None:
-        """Raise the right error for an action that is not in the legal table."""
+    def _refuse(self, action: str, legal: list[str]) -> NoReturn:
+        """Raise the right error for an action that is not in the legal list."""
+        hash(action)  # an unhashable action raises TypeError, as a dict lookup did
         parsed = parse_action(action)  # InvalidAction if it does not parse
         hand = self.hands[self.seat]
         if parsed.card not in hand:
@@ -417,40 +419,50 @@ class PegsAndJokersState(GameState):
             return None
         return ((c, f, h), (o, h, spot), (q, spot, START))
 
-    def _forward(self, c: int, p: int, n: int, gap: int) -> list[tuple]:
-        """Options moving colour c's peg at p forward n (PJ-5, PJ-6).
+    def _forwards(self, c: int, p: int, gap: int, counts: Sequence[int]) -> list[list[tuple]]:
+        """Options moving colour c's peg at p forward by each n in ``counts`` (PJ-5, PJ-6).
 
-        An option is ``(relocations, text, to, hits)``: the part, its text
-        (``"<c>:<from>-<to>"``), where the peg lands and the relocations of
-        the pegs it hits.  ``gap``: forward steps to the nearest other own peg
-        on the track (L if none).
+        One list per n; an option is ``(relocations, text, to, hits)``: the
+        part, its text (``"<c>:<from>-<to>"``), where the peg lands and the
+        relocations of the pegs it hits.  ``gap``: forward steps to the
+        nearest other own peg on the track (L if none).
         """
         L = self._L
         board = self.board
         head = board.part_heads[c][p + 1]
         names = board.names
         home = self.home[c]
-        out: list[tuple] = []
+        result: list[list[tuple]] = []
         if p >= L:  # PJ-6.3: within home, exact count, no passing
             j = p - L
-            if j + n < HOME_HOLES and not (home >> (j + 1)) & ((1 << n) - 1):
-                t = p + n
-                out.append((((c, p, t),), head + names[t + 1], t, ()))
-            return out
-        if n < gap:  # along the track
-            h = p + n
-            if h >= L:
-                h -= L
-            rels = self._land(c, p, h)
-            if rels is not None:
-                out.append((rels, head + names[h + 1], h, rels[1:]))
+            for n in counts:
+                out: list[tuple] = []
+                if j + n < HOME_HOLES and not (home >> (j + 1)) & ((1 << n) - 1):
+                    t = p + n
+                    out.append((((c, p, t),), head + names[t + 1], t, ()))
+                result.append(out)
+            return result
+        occ = self.occ
         d = board.to_in_spot[c][p]
-        if d < n and d < gap:  # PJ-6.2: past the in-spot into home, exact count
-            k = n - d
-            if k <= HOME_HOLES and not home & ((1 << k) - 1):
-                t = L + k - 1
-                out.append((((c, p, t),), head + names[t + 1], t, ()))
-        return out
+        for n in counts:
+            out = []
+            if n < gap:  # along the track
+                h = p + n
+                if h >= L:
+                    h -= L
+                if occ[h] < 0:
+                    out.append((((c, p, h),), head + names[h + 1], h, ()))
+                else:
+                    rels = self._land(c, p, h)
+                    if rels is not None:
+                        out.append((rels, head + names[h + 1], h, rels[1:]))
+            if d < n and d < gap:  # PJ-6.2: past the in-spot into home, exact count
+                k = n - d
+                if k <= HOME_HOLES and not home & ((1 << k) - 1):
+                    t = L + k - 1
+                    out.append((((c, p, t),), head + names[t + 1], t, ()))
+            result.append(out)
+        return result
 
     def _gaps(self, track: list[int]) -> dict[int, int]:
         """Forward distance from each own track peg to the next own track peg.
@@ -469,8 +481,10 @@ class PegsAndJokersState(GameState):
     def _generate(self) -> tuple[list[str], list[tuple | None]]:
         """Make the legal texts and moves for the seat to act and its colour (PJ-4.3, PJ-5).
 
-        Each move generator returns parallel lists ``(suffixes, moves)``: the
-        action text after ``"<card> "``, and the move.
+        Each move generator gets ``head`` (``"<card> "``) and returns parallel
+        lists ``(texts, moves)``.  Another card of the same kind (``K``, ``Q``
+        and ``J``; same-rank cards) reuses them with its own head: every card
+        text is two characters.
         """
         c = self.colour
         L = self._L
@@ -487,24 +501,27 @@ class PegsAndJokersState(GameState):
         forced = False
         for card in cards:
             kind = KIND[card]
+            head = card + " "
             entry = by_kind.get(kind)
             if entry is None:
                 if kind == "JK":
-                    entry = self._joker_moves(c, track, has_start)
+                    entry = self._joker_moves(c, head, track, has_start)
                 elif kind == "7":
-                    entry = self._seven_moves(c, movable, gaps)
+                    entry = self._seven_moves(c, head, movable, gaps)
                 elif kind == "8":
-                    entry = self._back_moves(c, track, gaps)
+                    entry = self._back_moves(c, head, track, gaps)
                 else:
-                    entry = self._step_moves(c, kind, movable, gaps, has_start)
+                    entry = self._step_moves(c, head, kind, movable, gaps, has_start)
                 by_kind[kind] = entry
-            suffixes, kind_moves = entry
+                kind_texts, kind_moves = entry
+            else:
+                kind_moves = entry[1]
+                kind_texts = [head + text[3:] for text in entry[0]]
             if not kind_moves:
                 continue
             if kind != "JK":
                 forced = True
-            head = card + " "
-            texts += [head + suffix for suffix in suffixes]
+            texts += kind_texts
             moves += kind_moves
         if not forced:  # PJ-4.3: only joker moves, or none at all: any card may go
             texts += ["discard " + card for card in cards]
@@ -512,9 +529,9 @@ class PegsAndJokersState(GameState):
         legal = self._legal = (texts, moves)
         return legal
 
-    def _step_moves(self, c: int, kind: Any, movable: list[int], gaps: dict[int, int],
-                    has_start: bool) -> tuple[list[str], list]:
-        """PJ-5.1 … PJ-5.3: out of start (A, K, Q, J) or forward n (``_forward`` inlined)."""
+    def _step_moves(self, c: int, head: str, kind: Any, movable: list[int],
+                    gaps: dict[int, int], has_start: bool) -> tuple[list[str], list]:
+        """PJ-5.1 … PJ-5.3: out of start (A, K, Q, J) or forward n (``_forwards`` inlined)."""
         board = self.board
         heads = board.part_heads[c]
         names = board.names
@@ -525,7 +542,7 @@ class PegsAndJokersState(GameState):
                 h = board.come_out[c]
                 rels = self._land(c, START, h)
                 if rels is not None:
-                    texts.append(heads[0] + names[h + 1])
+                    texts.append(head + heads[0] + names[h + 1])
                     moves.append((rels,))
             n = 1 if kind == "A" else 10
         else:
@@ -535,11 +552,10 @@ class PegsAndJokersState(GameState):
         home = self.home[c]
         to_in = board.to_in_spot[c]
         for p in movable:
-            head = heads[p + 1]
             if p >= L:  # PJ-6.3
                 j = p - L
                 if j + n < HOME_HOLES and not (home >> (j + 1)) & ((1 << n) - 1):
-                    texts.append(head + names[p + n + 1])
+                    texts.append(head + heads[p + 1] + names[p + n + 1])
                     moves.append((((c, p, p + n),),))
                 continue
             g = gaps[p]
@@ -548,22 +564,23 @@ class PegsAndJokersState(GameState):
                 if h >= L:
                     h -= L
                 if occ[h] < 0:
-                    texts.append(head + names[h + 1])
+                    texts.append(head + heads[p + 1] + names[h + 1])
                     moves.append((((c, p, h),),))
                 else:
                     rels = self._land(c, p, h)
                     if rels is not None:
-                        texts.append(head + names[h + 1])
+                        texts.append(head + heads[p + 1] + names[h + 1])
                         moves.append((rels,))
             d = to_in[p]
             if d < n and d < g:  # PJ-6.2
                 k = n - d
                 if k <= HOME_HOLES and not home & ((1 << k) - 1):
-                    texts.append(head + names[L + k])
+                    texts.append(head + heads[p + 1] + names[L + k])
                     moves.append((((c, p, L + k - 1),),))
         return texts, moves
 
-    def _back_moves(self, c: int, track: list[int], gaps: dict[int, int]) -> tuple[list[str], list]:
+    def _back_moves(self, c: int, head: str, track: list[int],
+                    gaps: dict[int, int]) -> tuple[list[str], list]:
         """PJ-5.5: back 8 on the track; PJ-6.1 backwards: no own peg 1 … 8 holes behind.
 
         The nearest own peg behind ``track[i]`` is ``track[i - 1]`` (cyclically),
@@ -581,11 +598,12 @@ class PegsAndJokersState(GameState):
                     h += L
                 rels = self._land(c, t, h)
                 if rels is not None:
-                    texts.append(heads[t + 1] + names[h + 1])
+                    texts.append(head + heads[t + 1] + names[h + 1])
                     moves.append((rels,))
         return texts, moves
 
-    def _joker_moves(self, c: int, track: list[int], has_start: bool) -> tuple[list[str], list]:
+    def _joker_moves(self, c: int, head: str, track: list[int],
+                     has_start: bool) -> tuple[list[str], list]:
         """PJ-5.6: a peg in start or on the track jumps onto another colour's track peg."""
         L = self._L
         heads = self.board.part_heads[c]
@@ -596,15 +614,16 @@ class PegsAndJokersState(GameState):
         texts: list[str] = []
         moves: list = []
         for f in sources:
-            head = heads[f + 1]
+            head_f = head + heads[f + 1]
             for h in targets:
                 rels = land(c, f, h)
                 if rels is not None:
-                    texts.append(head + names[h + 1])
+                    texts.append(head_f + names[h + 1])
                     moves.append((rels,))
         return texts, moves
 
-    def _seven_moves(self, c: int, movable: list[int], gaps: dict[int, int]) -> tuple[list[str], list]:
+    def _seven_moves(self, c: int, head: str, movable: list[int],
+                     gaps: dict[int, int]) -> tuple[list[str], list]:
         """PJ-5.4: 7 with one peg, or split 1+6 … 6+1 between two pegs, deduplicated.
 
         Two sequences are one move when they leave every peg in the same place;
@@ -617,30 +636,29 @@ class PegsAndJokersState(GameState):
         """
         L = self._L
         board = self.board
-        forward = self._forward
+        forwards = self._forwards
+        #: options[p][n]: ``_forwards`` options of peg p by n = 1 … 7 on this board.
+        options = {p: [[]] + forwards(c, p, gaps.get(p, L), range(1, 8)) for p in movable}
         seen: set = set()
         texts: list[str] = []
         moves: list = []
         for p in movable:
-            for rels, text, t, hits in forward(c, p, 7, gaps.get(p, L)):
+            for rels, text, t, hits in options[p][7]:
                 seen.add((1 << p, 1 << t, hits))  # new: one option per (peg, landing hole)
-                texts.append(text)
+                texts.append(head + text)
                 moves.append((rels,))
         if len(movable) < 2:
             return texts, moves
-        #: options[p][n]: ``_forward`` options of peg p by n = 1 … 6 on this board.
-        options = {p: [[]] + [forward(c, p, n, gaps.get(p, L)) for n in range(1, 7)]
-                   for p in movable}
         occ = self.occ
         in_spot = board.in_spot
         to_in = board.to_in_spot[c]
         path_bits = board.path_bits
         home_bits = board.home_bits
-        #: depends[b][y]: bit set of the holes (coded as positions) the outcome of
-        #: moving peg b forward y depends on.
-        depends: dict[int, list[int]] = {}
+        #: (b, depends, options[b]) per peg; depends[y]: bit set of the holes
+        #: (coded as positions) the outcome of moving b forward y depends on.
+        pegs: list[tuple[int, list[int], list[list[tuple]]]] = []
         for b in movable:
-            masks = depends[b] = [0]
+            depends = [0]
             for y in range(1, 7):
                 if b >= L:
                     mask = home_bits
@@ -652,33 +670,33 @@ class PegsAndJokersState(GameState):
                     o = occ[h]
                     if o >= 0 and o != c and not (o ^ c) & 1:
                         mask |= 1 << in_spot[o]
-                masks.append(mask)
+                depends.append(mask)
+            pegs.append((b, depends, options[b]))
         pegs_c = self.pegs[c]
-        for a in movable:
+        for a, _, options_a in pegs:
             a_bit = 1 << a
             for x in range(1, 7):
                 y = 7 - x
-                for r1, text1, a1, hits1 in options[a][x]:
-                    changed = 0
-                    for _, f, t in r1:
-                        if f >= 0:
-                            changed |= 1 << f
+                for r1, text1, a1, hits1 in options_a[x]:
+                    a1_bit = 1 << a1
+                    changed = a_bit | a1_bit
+                    for _, f, t in hits1:  # a hit peg leaves a track hole
+                        changed |= 1 << f
                         if t >= 0:
                             changed |= 1 << t
-                    a1_bit = 1 << a1
-                    head = text1 + ","
+                    head1 = head + text1 + ","
                     applied = False
-                    for b in movable:
+                    for b, depends, options_b in pegs:
                         if b == a:
                             continue
-                        if depends[b][y] & changed:
+                        if depends[y] & changed:
                             if not applied:
                                 self._apply_part(r1)
                                 applied = True
                                 gaps2 = self._gaps(sorted(p for p in pegs_c if 0 <= p < L))
-                            second = forward(c, b, y, gaps2.get(b, L))
+                            second = forwards(c, b, gaps2.get(b, L), (y,))[0]
                         else:
-                            second = options[b][y]
+                            second = options_b[y]
                         for r2, text2, b1, hits2 in second:
                             hits = hits1 + hits2
                             if len(hits) > 1:
@@ -689,7 +707,7 @@ class PegsAndJokersState(GameState):
                                 key = (a_bit | 1 << b, a1_bit | 1 << b1, hits)
                             if key not in seen:
                                 seen.add(key)
-                                texts.append(head + text2)
+                                texts.append(head1 + text2)
                                 moves.append((r1, r2))
                     if applied:
                         self._undo_part(r1)
