@@ -1,6 +1,6 @@
 """Tournament throughput for --jobs 1, 2, 4 with random bots in Back Alley.
 
-    /work/venv/bin/python benchmarks/tournament_jobs.py [--games N] [--jobs 1,2,4] [--json]
+    /work/venv/bin/python benchmarks/tournament_jobs.py [--games N] [--jobs 1,2,4] [--rounds R] [--json]
 
 Targets (2-core machine): jobs=2 >= 1.7 x jobs=1; jobs=4 not slower than
 jobs=2; referee memory with 4 parallel games < 150 MB (bots excluded).
@@ -13,7 +13,11 @@ bots); its memory is their summed PSS, bots excluded.  The process runs
 two entrants with
 ``sample_bots/random_bot.py {seed}`` (N games: N/2 deals x 2 seatings).
 One warm-up setting runs first and is discarded, so that the jobs=1 baseline
-does not pay for cold caches.
+does not pay for cold caches.  With ``--rounds R`` every setting runs R
+times, each round starting at a different setting, and the table shows each
+setting's median run; the ratios of neighbouring settings within each round
+are printed too (whole-run rates drift by +-10% on the development VM, and
+the pairs cancel most of that).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -156,10 +161,17 @@ def measure(jobs: int, games: int) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def _median_row(rows: list[dict]) -> dict:
+    """The run with the median games/min (a real run, so its other columns match it)."""
+    return sorted(rows, key=lambda r: r["games_per_min"])[len(rows) // 2]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=40, help="games per setting (even)")
     ap.add_argument("--jobs", default="1,2,4", help="comma-separated settings; the first is the baseline")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run every setting this many times, in rotating order, and report medians")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -171,7 +183,11 @@ def main() -> int:
 
     settings = [int(j) for j in args.jobs.split(",")]
     measure(2, 4)  # warm-up, discarded
-    rows = [measure(j, args.games) for j in settings]
+    runs: dict[int, list[dict]] = {j: [] for j in settings}
+    for r in range(args.rounds):  # round r starts at setting r: no setting always runs first
+        for j in settings[r % len(settings):] + settings[:r % len(settings)]:
+            runs[j].append(measure(j, args.games))
+    rows = [_median_row(runs[j]) for j in settings]
     base = rows[0]["games_per_min"]
     for r in rows:
         r["speedup"] = round(r["games_per_min"] / base, 2)
@@ -184,7 +200,13 @@ def main() -> int:
     if 4 in by_jobs:
         checks["jobs4_referee_memory_below_150MB"] = by_jobs[4]["referee_peak_mb"] < 150
     report = {"cores": len(os.sched_getaffinity(0)), "python": sys.version.split()[0], "rows": rows,
-              "checks": checks}
+              "checks": checks, "rounds": args.rounds}
+    if args.rounds > 1:  # ratios within each round, where the machine's drift cancels
+        report["paired"] = {
+            f"jobs{b}/jobs{a}": sorted(round(y["games_per_min"] / x["games_per_min"], 3)
+                                      for x, y in zip(runs[a], runs[b]))
+            for a, b in zip(settings, settings[1:])
+        }
     if 1 in by_jobs:
         report["speedup_ceiling"] = round(report["cores"] / by_jobs[1]["cores_busy"], 2)
     if args.json:
@@ -202,6 +224,10 @@ def main() -> int:
         print(f"ceiling: {report['cores']} cores / {by_jobs[1]['cores_busy']:.2f} cores busy at jobs=1 "
               f"= at most {ceiling:.2f}x over jobs=1 on this machine")
     print("referee mem = peak PSS of the referee and its game workers together (bots excluded)")
+    if args.rounds > 1:
+        print(f"medians of {args.rounds} rounds (settings in rotating order); ratios within each round:")
+        for name, ratios in report["paired"].items():
+            print(f"  {name}: median {statistics.median(ratios):.2f}  all {', '.join(f'{x:.2f}' for x in ratios)}")
     for name, ok in checks.items():
         print(f"{'PASS' if ok else 'FAIL'}  {name}")
     return 0
