@@ -117,6 +117,17 @@ def test_an_action_not_offered_is_refused_and_leaves_the_state_alone(name, optio
     assert refused > 0
 
 
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_an_action_that_is_not_a_string_is_invalid(name, options):
+    spec = GAMES[name]
+    state, _ = spec.new_game(6, spec.normalize_options(options))
+    legal = state.legal_actions()
+    for bad in (None, 7, [legal[0]], {"action": legal[0]}, legal[0].encode()):
+        with pytest.raises(InvalidAction):
+            state.apply(bad)
+        assert state.legal_actions() == legal
+
+
 def _near_miss_actions(legal):
     """Plausible-looking actions: every card, bids, and mutations of legal ones."""
     from referee.games.cards import STANDARD_DECK

@@ -33,6 +33,7 @@ from ..base import (
     GameSpec,
     GameState,
     IllegalAction,
+    InvalidAction,
     InvalidOptions,
     Outcome,
 )
@@ -281,7 +282,8 @@ class PegsAndJokersState(GameState):
 
     def _refuse(self, action: str, legal: list[str]) -> NoReturn:
         """Raise the right error for an action that is not in the legal list."""
-        hash(action)  # an unhashable action raises TypeError, as a dict lookup did
+        if not isinstance(action, str):
+            raise InvalidAction(f"an action is a string, not {type(action).__name__}")
         parsed = parse_action(action)  # InvalidAction if it does not parse
         hand = self.hands[self.seat]
         if parsed.card not in hand:
