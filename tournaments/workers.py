@@ -98,6 +98,7 @@ class _Worker:
         self.process = process
         self.waiting: dict[int, _Pending] = {}  # by job id
         self.failure: str | None = None
+        self._send_lock = trio.Lock()  # games start concurrently; a stream takes one sender at a time
 
     @property
     def busy(self) -> int:
@@ -132,7 +133,8 @@ class _Worker:
         pending = self.waiting[job_id] = _Pending()
         assert self.process.stdin is not None
         try:
-            await self.process.stdin.send_all(json.dumps({"id": job_id, **job}).encode() + b"\n")
+            async with self._send_lock:
+                await self.process.stdin.send_all(json.dumps({"id": job_id, **job}).encode() + b"\n")
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.waiting.pop(job_id, None)
             raise WorkerError(self.failure or f"worker process {self.process.pid} stopped reading") from None

@@ -91,6 +91,23 @@ async def test_a_game_the_worker_cannot_play_is_a_worker_error_not_a_hang(tmp_pa
         assert result.fault is None and result.outcome.status in ("win", "draw") and result.decisions > 100
 
 
+async def test_games_handed_to_one_worker_at_the_same_moment_all_play(tmp_path):
+    """jobs > cores: several games start on one worker in the same scheduler tick,
+    so their job lines are sent concurrently down one pipe."""
+    results = {}
+    async with open_worker_pool(1, limits=FAST) as pool:
+
+        async def one(seed: int) -> None:
+            results[seed] = await pool.play("back-alley", {}, bots(), seed=seed, limits=FAST)
+
+        async with trio.open_nursery() as nursery:
+            for seed in range(3):
+                nursery.start_soon(one, seed)
+    assert sorted(results) == [0, 1, 2]
+    assert all(r.fault is None and r.decisions > 100 for r in results.values())
+    assert len({r.seed for r in results.values()}) == 3
+
+
 async def test_a_dead_worker_stops_the_tournament_and_leaves_no_process(tmp_path, monkeypatch):
     t = tournament(tmp_path / "out", command=[sys.executable, str(SLOW_BOT), "0.05"], jobs=1)
     with marked_processes(monkeypatch) as token:
