@@ -49,6 +49,20 @@ def _proc_values(pid: int) -> tuple[float, float] | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), pss / 1024
 
 
+def _cpu_ticks() -> tuple[float, float]:
+    """(idle, steal) seconds summed over this process's cores, from /proc/stat."""
+    mine = {f"cpu{c}" for c in os.sched_getaffinity(0)}
+    idle = steal = 0
+    with open("/proc/stat") as f:
+        for line in f:
+            name, *fields = line.split()
+            if name in mine:
+                idle += int(fields[3]) + int(fields[4])
+                steal += int(fields[7]) if len(fields) > 7 else 0
+    tick = os.sysconf("SC_CLK_TCK")
+    return idle / tick, steal / tick
+
+
 def _referee_pids() -> list[int]:
     """This process and its game workers (the bots are the workers' children)."""
     me = os.getpid()
@@ -124,9 +138,11 @@ def one(jobs: int, games: int, out: Path) -> dict:
                 cancel.cancel()
 
     before = resource.getrusage(resource.RUSAGE_SELF)
+    idle0, steal0 = _cpu_ticks()
     start = time.perf_counter()
     run = trio.run(run)
     wall = time.perf_counter() - start
+    idle1, steal1 = _cpu_ticks()
     faults = sum(r.fault is not None for r in run.results.values())
     decisions = sum(r.decisions for r in run.results.values())
     me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -147,6 +163,9 @@ def one(jobs: int, games: int, out: Path) -> dict:
         "bots_cpu_s": round(bots_cpu, 2),
         "cpu_s_per_game": round((referee_cpu + bots_cpu) / max(1, run.played), 3),
         "cores_busy": round((referee_cpu + bots_cpu) / wall, 2),
+        # Time the hypervisor ran something else on our cores, and time they sat idle.
+        "cores_stolen": round((steal1 - steal0) / wall, 2),
+        "cores_idle": round((idle1 - idle0) / wall, 2),
     }
 
 
@@ -214,16 +233,18 @@ def main() -> int:
         return 0
     print(f"Back Alley, 2 random entrants, {args.games} games per setting, {report['cores']} cores")
     print(f"{'jobs':>4} {'games/min':>10} {'speedup':>8} {'referee mem':>12} {'referee CPU':>12} "
-          f"{'bots CPU':>9} {'CPU/game':>9} {'cores busy':>11} {'faults':>7}")
+          f"{'bots CPU':>9} {'CPU/game':>9} {'cores busy':>11} {'stolen':>7} {'idle':>5} {'faults':>7}")
     for r in rows:
         print(f"{r['jobs']:>4} {r['games_per_min']:>10.1f} {r['speedup']:>7.2f}x "
               f"{r['referee_peak_mb']:>9.1f} MB {r['referee_cpu_s']:>10.1f} s {r['bots_cpu_s']:>7.1f} s "
-              f"{r['cpu_s_per_game']:>7.3f} s {r['cores_busy']:>11.2f} {r['faults']:>7}")
+              f"{r['cpu_s_per_game']:>7.3f} s {r['cores_busy']:>11.2f} {r['cores_stolen']:>7.2f} "
+              f"{r['cores_idle']:>5.2f} {r['faults']:>7}")
     if 1 in by_jobs:
         ceiling = report["speedup_ceiling"]
         print(f"ceiling: {report['cores']} cores / {by_jobs[1]['cores_busy']:.2f} cores busy at jobs=1 "
               f"= at most {ceiling:.2f}x over jobs=1 on this machine")
     print("referee mem = peak PSS of the referee and its game workers together (bots excluded)")
+    print("stolen / idle = cores' worth of time the hypervisor gave to others / nobody used")
     if args.rounds > 1:
         print(f"medians of {args.rounds} rounds (settings in rotating order); ratios within each round:")
         for name, ratios in report["paired"].items():
