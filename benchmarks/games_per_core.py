@@ -31,17 +31,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import cpu_ticks  # benchmarks/machine.py
+
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "sample_bots" / "random_bot.py"
-
-
-def _steal_s(core: int) -> float:
-    with open("/proc/stat") as f:
-        for line in f:
-            fields = line.split()
-            if fields[0] == f"cpu{core}":
-                return int(fields[8]) / os.sysconf("SC_CLK_TCK") if len(fields) > 8 else 0.0
-    return 0.0
 
 
 def child(core: int, at_once: int, games: int, seed: int) -> dict:
@@ -74,9 +67,9 @@ def child(core: int, at_once: int, games: int, seed: int) -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-        steal0, t0 = _steal_s(core), time.perf_counter()
+        steal0, t0 = cpu_ticks()[1], time.perf_counter()
         trio.run(run, Path(tmp))
-        wall, steal1 = time.perf_counter() - t0, _steal_s(core)
+        wall, steal1 = time.perf_counter() - t0, cpu_ticks()[1]
         me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "wall_s": wall,

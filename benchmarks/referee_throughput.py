@@ -41,6 +41,7 @@ from pydantic_core import from_json, to_json
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from machine import cpu_ticks  # noqa: E402  (benchmarks/machine.py)
 from protocol.codec import encode_request  # noqa: E402
 from referee.match.bot import BotProcess  # noqa: E402
 from referee.match.record import read_record  # noqa: E402
@@ -99,6 +100,8 @@ async def main() -> None:
     opts = spec.normalize_options(options)
     rates: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
     cpu: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
+    _, steal0 = cpu_ticks()
+    t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         await timed_referee(args.game, options, 0, Path(tmp) / "warm-up.jsonl")  # not counted
         for g in range(args.games):
@@ -118,6 +121,7 @@ async def main() -> None:
                   f"{rates['json'][-1]:6.0f}/s (ratio {rates['referee'][-1] / rates['json'][-1]:.2f})   "
                   f"raw ping-pong {rates['raw'][-1]:6.0f}/s (ratio {rates['referee'][-1] / rates['raw'][-1]:.2f})")
     med = {k: statistics.median(v) for k, v in rates.items()}
+    stolen = (cpu_ticks()[1] - steal0) / (time.perf_counter() - t0)
     med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     paired = {k: sorted(r / b for r, b in zip(rates["referee"], rates[k])) for k in ("json", "raw")}
 
@@ -133,6 +137,7 @@ async def main() -> None:
     print(f"  raw-bytes ping-pong    {med['raw']:8.0f}   {ratios('raw')}  stricter")
     print(f"referee process CPU per decision: referee {med_cpu['referee']:.1f} us, JSON-lines ping-pong "
           f"{med_cpu['json']:.1f} us, raw ping-pong {med_cpu['raw']:.1f} us")
+    print(f"cores' worth of time stolen by the hypervisor during the run: {stolen:.2f}")
 
 
 def rebuild_requests(spec, options, record: Path) -> list[tuple[int, dict]]:

@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import cpu_ticks  # benchmarks/machine.py
+
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "sample_bots" / "random_bot.py"
 
@@ -47,20 +49,6 @@ def _proc_values(pid: int) -> tuple[float, float] | None:
     except (OSError, StopIteration, IndexError):
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), pss / 1024
-
-
-def _cpu_ticks() -> tuple[float, float]:
-    """(idle, steal) seconds summed over this process's cores, from /proc/stat."""
-    mine = {f"cpu{c}" for c in os.sched_getaffinity(0)}
-    idle = steal = 0
-    with open("/proc/stat") as f:
-        for line in f:
-            name, *fields = line.split()
-            if name in mine:
-                idle += int(fields[3]) + int(fields[4])
-                steal += int(fields[7]) if len(fields) > 7 else 0
-    tick = os.sysconf("SC_CLK_TCK")
-    return idle / tick, steal / tick
 
 
 def _referee_pids() -> list[int]:
@@ -138,11 +126,11 @@ def one(jobs: int, games: int, out: Path) -> dict:
                 cancel.cancel()
 
     before = resource.getrusage(resource.RUSAGE_SELF)
-    idle0, steal0 = _cpu_ticks()
+    idle0, steal0 = cpu_ticks()
     start = time.perf_counter()
     run = trio.run(run)
     wall = time.perf_counter() - start
-    idle1, steal1 = _cpu_ticks()
+    idle1, steal1 = cpu_ticks()
     faults = sum(r.fault is not None for r in run.results.values())
     decisions = sum(r.decisions for r in run.results.values())
     me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
