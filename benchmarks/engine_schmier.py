@@ -36,6 +36,18 @@ from collections import Counter
 from referee.games.schmier import SPEC
 
 
+def random_playout(state, rnd, record) -> None:
+    """The timed loop: play ``state`` to the end with ``rnd``; ``record`` each legal list's length."""
+    to_act = state.to_act
+    legal_actions = state.legal_actions
+    apply = state.apply
+    while to_act() is not None:
+        legal = legal_actions()
+        n = len(legal)
+        record(n)
+        apply(legal[int(rnd() * n)])
+
+
 def run(games: int, seed: int = 0) -> dict[str, float]:
     options = SPEC.normalize_options({})
     lengths: list[int] = []
@@ -48,16 +60,7 @@ def run(games: int, seed: int = 0) -> dict[str, float]:
     c0 = time.process_time()
     for g in range(games):
         state, _ = SPEC.new_game(seed + g, options)
-        rnd = random.Random(10_000 + seed + g).random
-        to_act = state.to_act
-        legal_actions = state.legal_actions
-        apply = state.apply
-        record = lengths.append
-        while to_act() is not None:
-            legal = legal_actions()
-            n = len(legal)
-            record(n)
-            apply(legal[int(rnd() * n)])
+        random_playout(state, random.Random(10_000 + seed + g).random, lengths.append)
         decisions = len(lengths)
         deals += state.deal
         played += state.played
@@ -76,7 +79,7 @@ def run(games: int, seed: int = 0) -> dict[str, float]:
 
     # Ceiling: the same loop over a do-nothing engine with the same number of
     # decisions per game and the same legal-list lengths; no engine can beat it.
-    ceiling = _null_engine_seconds(lengths, games, seed)
+    ceiling = _null_engine_seconds(sequence, games, seed)
 
     # Per decision kind (a second, separate pass on a few games).
     kind_time: Counter[str] = Counter()
@@ -107,7 +110,7 @@ def run(games: int, seed: int = 0) -> dict[str, float]:
 
 
 class _NullState:
-    """The engine calls of the timed loop, doing nothing but replaying recorded list lengths."""
+    """The engine calls of ``random_playout``, doing nothing but replaying recorded legal lists."""
 
     __slots__ = ("_lists", "_i", "_n")
 
@@ -125,26 +128,14 @@ class _NullState:
         return []
 
 
-def _null_engine_seconds(lengths: list[int], games: int, seed: int) -> float:
-    """Wall time of the timed loop of ``run`` over ``_NullState`` games of the
-    recorded decisions (the games are cut into ``games`` equal runs)."""
-    lists = {n: [str(i) for i in range(n)] for n in set(lengths)}
-    sequence = [lists[n] for n in lengths]
+def _null_engine_seconds(sequence: list[list[str]], games: int, seed: int) -> float:
+    """Wall time of ``random_playout`` over ``_NullState`` games replaying the
+    recorded legal lists (cut into ``games`` equal runs)."""
     per_game = max(1, len(sequence) // games)
     chunks = [sequence[i:i + per_game] for i in range(0, len(sequence), per_game)]
     t0 = time.perf_counter()
     for g, chunk in enumerate(chunks):
-        state = _NullState(chunk)
-        rnd = random.Random(10_000 + seed + g).random
-        to_act = state.to_act
-        legal_actions = state.legal_actions
-        apply = state.apply
-        record = [].append
-        while to_act() is not None:
-            legal = legal_actions()
-            n = len(legal)
-            record(n)
-            apply(legal[int(rnd() * n)])
+        random_playout(_NullState(chunk), random.Random(10_000 + seed + g).random, [].append)
     return time.perf_counter() - t0
 
 
