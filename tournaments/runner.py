@@ -221,9 +221,14 @@ CSV_COLUMNS = [
 ]
 
 
+def standings_paths(output: Path) -> tuple[Path, Path]:
+    """Where a tournament's standings.json and standings.csv are."""
+    return output / "standings.json", output / "standings.csv"
+
+
 def write_standings(output: Path, standings: Standings) -> tuple[Path, Path]:
     data = standings.to_json()
-    json_path, csv_path = output / "standings.json", output / "standings.csv"
+    json_path, csv_path = standings_paths(output)
     write_atomic(json_path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     write_atomic(csv_path, standings_csv(data).encode("utf-8"))
     return json_path, csv_path
@@ -332,14 +337,14 @@ async def _run(
     writer = ResultsWriter(out)
     failure: list[BaseException] = []
     played = 0
-    next_standings = [time.monotonic() + STANDINGS_EVERY_S]
+    next_standings = time.monotonic() + STANDINGS_EVERY_S
     tlog = log.bind(game=t.game, output=str(out.root))
     tlog.info("tournament_started", total=t.total_games(), done=len(done), jobs=t.jobs)
     progress.start(total=t.total_games(), done=len(done),
                    faults=sum(r.fault is not None for r in done.values()))
 
     async def play_one(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
-        nonlocal played
+        nonlocal played, next_standings
         record = out.record_path(game.id)
         try:
             match = await play(
@@ -362,11 +367,11 @@ async def _run(
         results[game.id] = result
         played += 1
         progress.advance(result)
-        if time.monotonic() >= next_standings[0]:  # standings so far, for whoever watches the directory
-            next_standings[0] = math.inf  # one write at a time
+        if time.monotonic() >= next_standings:  # standings so far, for whoever watches the directory
+            next_standings = math.inf  # one write at a time
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(write_current_standings, t, dict(results))
-            next_standings[0] = time.monotonic() + STANDINGS_EVERY_S
+            next_standings = time.monotonic() + STANDINGS_EVERY_S
 
     try:
         await _dispatch(pending, limiter, play_one)

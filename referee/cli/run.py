@@ -21,7 +21,7 @@ from referee.cli.common import make_console, parse_option_pairs
 from referee.cli.errors import UserError
 from tournaments.config import ConfigError, Tournament, load_file, parse, resolve
 from tournaments.report import PlainProgress, RichProgress, print_standings
-from tournaments.runner import open_output, run_tournament
+from tournaments.runner import open_output, run_tournament, standings_paths
 
 
 def build_tournament(
@@ -145,7 +145,7 @@ def register(app: typer.Typer) -> None:
             print(f"referee: interrupted; finished games are kept in {t.output}; "
                   "run the same command again to resume", file=sys.stderr)
             raise typer.Exit(code=130) from None
-        json_path, csv_path = t.output / "standings.json", t.output / "standings.csv"  # written by the run
+        json_path, csv_path = standings_paths(t.output)  # written by the run
         print_standings(outcome.standings.to_json(), make_console())
         err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
                   markup=False)
