@@ -24,7 +24,8 @@ import structlog
 import trio
 
 from protocol.framing import TOO_LONG, LineBuffer
-from referee.match import sandbox
+from referee.match import cgroups, sandbox
+from referee.match.bubblewrap import CannotSandbox, Jail
 from referee.match.types import BotSpec, FaultReason, Limits
 
 STDERR_TAIL_LINES = 20
@@ -33,6 +34,7 @@ _READ_CHUNK = 65536
 # dropped, and no faster than this: a bot that writes faster blocks on its own stderr
 # instead of costing the referee a core.
 STDERR_DRAIN_BYTES_PER_S = 4 << 20
+JAIL_PROCESSES = 2  # bwrap outside the sandbox and bwrap as its pid 1: not the bot's own processes
 EXIT_DRAIN_S = 0.1  # after the bot exits, how long its stdout may still deliver (children may hold it open)
 
 log = structlog.get_logger("referee.bot")
@@ -62,8 +64,11 @@ def describe_exit(returncode: int | None) -> str:
 class BotProcess:
     """A running bot: write lines to its stdin, read lines from its stdout."""
 
-    def __init__(self, seat: int, spec: BotSpec, limits: Limits, stderr_path: Path | None) -> None:
+    def __init__(self, seat: int, spec: BotSpec, limits: Limits, stderr_path: Path | None,
+                 jail: Jail | None = None) -> None:
         self.seat = seat
+        self.jail = jail  # None: run unsandboxed (``--sandbox off``, or bubblewrap missing)
+        self.cgroup: cgroups.BotCgroup | None = None
         self.spec = spec
         self.limits = limits
         self.stderr_path = stderr_path
@@ -89,26 +94,62 @@ class BotProcess:
 
     async def start(self, nursery: trio.Nursery) -> None:
         """Start the process; the stderr pump and the watchdog run in ``nursery``."""
+        argv, env = self._command()
         try:
             self.process = await trio.lowlevel.open_process(
-                list(self.spec.command),
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=self.spec.cwd,
-                env={**os.environ, sandbox.BOT_ID_ENV: self.bot_id},
+                env=env,
                 start_new_session=True,
             )
         except (OSError, subprocess.SubprocessError) as exc:
             self._stderr_done.set()
+            self._remove_cgroup()
             raise BotFault(FaultReason.SPAWN_FAILED, f"cannot start {self.spec.command[0]!r}: {exc}") from None
         self.pid = self.process.pid
-        sandbox.apply_limits(self.pid, self.limits)
+        if self.jail is None:
+            sandbox.apply_limits(self.pid, self.limits)
         self._stdout_poll = select.poll()
         self._stdout_poll.register(self.process.stdout.fileno(), select.POLLIN)  # type: ignore[union-attr]
         self.family = sandbox.Family(self.pid, self.bot_id)
         nursery.start_soon(self._pump_stderr)
         nursery.start_soon(self._watch)
+
+    def _command(self) -> tuple[list[str], dict[str, str]]:
+        """The argv and environment to spawn: the bot's own command, or, sandboxed, the
+        bot inside ``bwrap`` with its rlimits set first (``prlimit``, inherited by
+        everything in the sandbox) and, where possible, in a cgroup of its own."""
+        env = {**os.environ, sandbox.BOT_ID_ENV: self.bot_id}
+        if self.jail is None:
+            return list(self.spec.command), env
+        try:
+            inner = self.jail.command(self.spec.command, self.spec.cwd)
+        except CannotSandbox as exc:
+            self._stderr_done.set()
+            raise BotFault(FaultReason.SPAWN_FAILED, f"cannot start in the sandbox: {exc}") from None
+        limits = self.limits
+        memory = None
+        if limits.memory_mb:  # the cgroup also counts page cache and the bot's two tmpfs folders
+            memory = (limits.memory_mb + 2 * self.jail.scratch_mb + 64) << 20
+        tasks = limits.max_processes * cgroups.TASKS_PER_PROCESS if limits.max_processes else None
+        self.cgroup = cgroups.BotCgroup.create(self.bot_id, memory, tasks)
+        prefix = self.cgroup.join_command() if self.cgroup is not None else []
+        return [*prefix, *sandbox.prlimit_command(limits), *inner], env
+
+    def _remove_cgroup(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+
+    @property
+    def returncode(self) -> int | None:
+        """The bot's exit status, negative for a signal (bwrap reports a signal N as 128 + N)."""
+        code = self.process.returncode if self.process is not None else None
+        if self.jail is not None and code is not None and 128 < code < 128 + 65:
+            return -(code - 128)
+        return code
 
     # -- watchdog --------------------------------------------------------------
 
@@ -192,9 +233,10 @@ class BotProcess:
             return self.limit_fault
         snap = await sandbox.snapshot(not_before=trio.current_time() - max_age)
         members = family.members(snap)
-        if limits.max_processes and len(members) > limits.max_processes:
+        count = len(members) - (JAIL_PROCESSES if self.jail is not None else 0)
+        if limits.max_processes and count > limits.max_processes:
             fault = BotFault(FaultReason.PROCESS_LIMIT,
-                             f"ran {len(members)} processes (cap {limits.max_processes})")
+                             f"ran {count} processes (cap {limits.max_processes})")
         elif limits.memory_mb and (rss := sum(m.rss_bytes for m in members.values())) > limits.memory_mb << 20:
             fault = BotFault(FaultReason.MEMORY_LIMIT,
                              f"{rss >> 20} MB resident in {len(members)} processes (cap {limits.memory_mb} MB)")
@@ -308,7 +350,7 @@ class BotProcess:
             await self.process.wait()
         if self.limit_fault is not None:
             return self.limit_fault
-        code = self.process.returncode
+        code = self.returncode
         if code is not None and not self._gone:
             # (Once _gone, the stderr pump has had EXIT_DRAIN_S already; children may hold stderr open.)
             await self.wait_stderr_drained(0.2)
@@ -320,7 +362,13 @@ class BotProcess:
         # The kernel sends SIGXCPU at the soft CPU limit; a bare SIGKILL is not ours to name.
         if code == -signal.SIGXCPU:
             return BotFault(FaultReason.CPU_LIMIT, f"{describe_exit(code)} (CPU-time cap {self.limits.cpu_s}s)")
+        if code == -signal.SIGKILL and self.cgroup is not None and self.cgroup.oom_killed():
+            return BotFault(FaultReason.MEMORY_LIMIT,
+                            f"killed by the kernel at its memory cap (cgroup, {self.limits.memory_mb} MB)")
         tail = " ".join(self.stderr_tail()[-3:])
+        if self.jail is not None and (bwrap := [t for t in self.stderr_tail() if t.startswith("bwrap: ")]):
+            # bubblewrap could not set the sandbox up, or not find the program inside it
+            return BotFault(FaultReason.EXITED, f"{describe_exit(code)} in the sandbox: {bwrap[-1]}")
         if self.limits.memory_mb and ("MemoryError" in tail or "bad_alloc" in tail or "out of memory" in tail.lower()):
             return BotFault(FaultReason.MEMORY_LIMIT, f"{describe_exit(code)} (memory cap {self.limits.memory_mb} MB)")
         return BotFault(FaultReason.EXITED, describe_exit(code))
@@ -361,6 +409,7 @@ class BotProcess:
                         await stream.aclose()
                     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         pass
+            self._remove_cgroup()
 
     def _signal_group(self, sig: int) -> None:
         if self.family is not None:

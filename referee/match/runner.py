@@ -25,6 +25,7 @@ from protocol.codec import Violation, decode_bot_line, decode_plain_action, enco
 from protocol.messages import ActionMsg, ReadyMsg, TimeLimits
 from referee.games import Event, Outcome, get_game
 from referee.logging import ensure_configured
+from referee.match import bubblewrap
 from referee.match.bot import BotFault, BotProcess
 from referee.match.record import RECORD_FORMAT, RecordWriter, event_entry_bytes
 from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult
@@ -83,7 +84,8 @@ def result_for_team(outcome: Outcome, team: int) -> str:
 
 class _Match:
     def __init__(self, game: str, options: dict, bots: Sequence[BotSpec], seed: int,
-                 record_path: Path | None, limits: Limits, stderr_dir: Path | None) -> None:
+                 record_path: Path | None, limits: Limits, stderr_dir: Path | None,
+                 hide: Sequence[Path] = ()) -> None:
         self.spec = get_game(game)
         self.options = self.spec.normalize_options(options or {})
         self.num_seats = self.spec.num_seats(self.options)
@@ -95,6 +97,12 @@ class _Match:
         self.limits = limits
         self.record_path = Path(record_path) if record_path is not None else None
         self.stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
+        try:
+            self.sandbox = bubblewrap.effective_mode(limits.sandbox)
+        except bubblewrap.SandboxUnavailable as exc:
+            raise RefereeError(str(exc)) from None
+        # What a sandboxed bot must not see even where it lies inside a folder it may read.
+        self.hide = tuple(str(p) for p in (*hide, *(x for x in (self.record_path, self.stderr_dir) if x)))
         self.writer: RecordWriter | None = None
         self.entries: list[dict[str, Any]] = []  # public entries kept for the score table
         self.decisions = 0
@@ -120,6 +128,7 @@ class _Match:
                 for s, b in enumerate(self.bots)
             ],
             "limits": self.limits.to_json(),
+            "sandbox": self.sandbox,
             "started_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         }
 
@@ -181,7 +190,7 @@ class _Match:
             self.writer.flush()  # a referee killed before the first decision still leaves a readable record
         state, events = self.spec.new_game(self.seed, self.options)
         procs = [
-            BotProcess(s, b, self.limits, self._stderr_path(s, b)) for s, b in enumerate(self.bots)
+            BotProcess(s, b, self.limits, self._stderr_path(s, b), self._jail(b)) for s, b in enumerate(self.bots)
         ]
         fault: tuple[int, BotFault] | None = None
         outcome: Outcome | None = None
@@ -239,7 +248,7 @@ class _Match:
         return MatchResult(
             game=self.spec.name, seed=self.seed, options=self.options, seats=self.bots,
             outcome=outcome, fault=fault_value, decisions=self.decisions, duration_s=duration,
-            record_path=self.record_path, entries=self.entries,
+            record_path=self.record_path, entries=self.entries, sandbox=self.sandbox,
         )
 
     async def _flush_record_every(self, period: float) -> None:
@@ -252,6 +261,12 @@ class _Match:
         while True:
             await trio.sleep(period)
             writer.flush()
+
+    def _jail(self, bot: BotSpec) -> bubblewrap.Jail | None:
+        if self.sandbox != "bwrap":
+            return None
+        return bubblewrap.Jail(network=bot.network, ro_paths=bot.ro_paths, own_dir=bot.own_dir,
+                               hide=self.hide, scratch_mb=self.limits.scratch_mb)
 
     def _stderr_path(self, seat: int, bot: BotSpec) -> Path | None:
         if self.stderr_dir is None:
@@ -456,8 +471,13 @@ async def run_match(
     record_path: Path | None = None,
     limits: Limits = Limits(),
     stderr_dir: Path | None = None,
+    hide: Sequence[Path] = (),
 ) -> MatchResult:
-    """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception."""
+    """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception.
+
+    ``hide``: paths a sandboxed bot must not see even inside a folder it may
+    read (a tournament's output folder and file); the record and the stderr
+    folder are always hidden."""
     ensure_configured()
-    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir)
+    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir, hide)
     return await match.run()

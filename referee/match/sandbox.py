@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 import resource
 import secrets
+import shutil
 import signal
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -63,6 +64,26 @@ def _caps(limits: Limits) -> list[tuple[int, int, int]]:
         caps.append((resource.RLIMIT_NOFILE, int(limits.max_open_files), int(limits.max_open_files)))
     caps.append((resource.RLIMIT_CORE, 0, 0))
     return caps
+
+
+_PRLIMIT = shutil.which("prlimit") or "/usr/bin/prlimit"  # util-linux
+_PRLIMIT_FLAGS = {resource.RLIMIT_AS: "--as", resource.RLIMIT_CPU: "--cpu",
+                  resource.RLIMIT_NOFILE: "--nofile", resource.RLIMIT_CORE: "--core"}
+
+
+def prlimit_command(limits: Limits) -> list[str]:
+    """``prlimit --as=S:H ... --``: a prefix that sets the caps, then execs the rest.
+
+    Used for sandboxed bots, where the caps must be in place before ``bwrap``
+    forks the bot (``apply_limits`` after the spawn would miss it)."""
+    flags = []
+    for which, soft, hard in _caps(limits):
+        _, own_hard = resource.getrlimit(which)  # the child inherits ours: it cannot go above it
+        if own_hard != resource.RLIM_INFINITY:
+            hard = min(hard, own_hard)
+            soft = min(soft, hard)
+        flags.append(f"{_PRLIMIT_FLAGS[which]}={soft}:{hard}")
+    return [_PRLIMIT, *flags, "--"]
 
 
 def apply_limits(pid: int, limits: Limits) -> None:

@@ -46,11 +46,14 @@ def default_bot_name(argv: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BotSpec:
-    """How to start one bot process."""
+    """How to start one bot process, and what its sandbox lets it reach (docs/security.md)."""
 
     name: str
     command: tuple[str, ...]
     cwd: str | None = None
+    network: bool = False  # opt in to the network (sandboxed bots have none by default)
+    ro_paths: tuple[str, ...] = ()  # extra read-only paths in its sandbox (model weights, libraries)
+    own_dir: str | None = None  # its own files, instead of the folder of its program or script
 
     @classmethod
     def from_command_line(cls, text: str, name: str | None = None, cwd: str | None = None) -> "BotSpec":
@@ -60,11 +63,20 @@ class BotSpec:
         return cls(name=name or default_bot_name(argv), command=argv, cwd=cwd)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "command": list(self.command), "cwd": self.cwd}
+        out: dict = {"name": self.name, "command": list(self.command), "cwd": self.cwd}
+        if self.network:
+            out["network"] = True
+        if self.ro_paths:
+            out["ro_paths"] = list(self.ro_paths)
+        if self.own_dir is not None:
+            out["dir"] = self.own_dir
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> "BotSpec":
-        return cls(name=data["name"], command=tuple(data["command"]), cwd=data.get("cwd"))
+        return cls(name=data["name"], command=tuple(data["command"]), cwd=data.get("cwd"),
+                   network=bool(data.get("network", False)), ro_paths=tuple(data.get("ro_paths", ())),
+                   own_dir=data.get("dir"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +98,8 @@ class Limits:
     max_open_files: int | None = 256  # RLIMIT_NOFILE, per process
     grace_s: float = 0.5  # close stdin -> wait this long -> SIGTERM
     term_s: float = 0.5  # SIGTERM -> wait this long -> SIGKILL
+    sandbox: str = "auto"  # auto | required | off: bubblewrap isolation (referee.match.bubblewrap)
+    scratch_mb: int = 64  # size of each of a sandboxed bot's private tmpfs folders (/tmp, /scratch)
 
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -127,6 +141,7 @@ class MatchResult:
     duration_s: float = 0.0
     record_path: Path | None = None
     entries: list[dict] = field(default_factory=list)  # public record entries, for tables
+    sandbox: str = "off"  # how the bots ran: "bwrap" (isolated) or "off"
 
     @property
     def forfeit(self) -> bool:
@@ -140,6 +155,7 @@ class MatchResult:
             "fault": self.fault.to_json() if self.fault is not None else None,
             "decisions": self.decisions, "duration_s": self.duration_s,
             "record_path": str(self.record_path) if self.record_path is not None else None,
+            "sandbox": self.sandbox,
         }
 
     @classmethod
@@ -150,4 +166,5 @@ class MatchResult:
             fault=Fault.from_json(data["fault"]) if data["fault"] is not None else None,
             decisions=data["decisions"], duration_s=data["duration_s"],
             record_path=Path(data["record_path"]) if data["record_path"] is not None else None,
+            sandbox=data.get("sandbox", "off"),
         )

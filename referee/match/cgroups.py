@@ -1,0 +1,115 @@
+"""A cgroup per sandboxed bot, where the machine lets the referee make one.
+
+The kernel then caps the memory (page cache and the bot's tmpfs included) and
+the tasks (threads included) of everything in the bot's sandbox, and says
+when its OOM killer ended the bot.  The bot joins the cgroup before
+``bwrap`` starts (``join_command``), so nothing it starts is outside.
+
+Two layouts are used: cgroup v1 with writable ``memory`` and ``pids``
+hierarchies under ``/sys/fs/cgroup``, or cgroup v2 with both controllers
+delegated to a writable ``/sys/fs/cgroup``.  Anything else: ``available()``
+says why not, and the watchdog (``sandbox``) is the only cap.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+PARENT = "referee"
+TASKS_PER_PROCESS = 16  # the pids controller counts threads: a backstop above the process cap
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    version: int
+    memory: Path  # parent cgroup for the memory controller
+    pids: Path  # parent cgroup for the pids controller (the same folder on v2)
+
+
+def _mkdir(path: Path) -> None:
+    path.mkdir(exist_ok=True)
+
+
+@functools.cache
+def layout() -> Layout | str:
+    """Where to make bots' cgroups, or why there is nowhere (cached)."""
+    try:
+        if (ROOT / "memory" / "cgroup.procs").exists() and (ROOT / "pids" / "cgroup.procs").exists():
+            mem, pids = ROOT / "memory" / PARENT, ROOT / "pids" / PARENT
+            _mkdir(mem)
+            _mkdir(pids)
+            return Layout(1, mem, pids)
+        controllers = (ROOT / "cgroup.controllers").read_text().split()
+        if "memory" in controllers and "pids" in controllers:
+            (ROOT / "cgroup.subtree_control").write_text("+memory +pids")
+            parent = ROOT / PARENT
+            _mkdir(parent)
+            (parent / "cgroup.subtree_control").write_text("+memory +pids")
+            return Layout(2, parent, parent)
+        return "no cgroup hierarchy with the memory and pids controllers"
+    except OSError as exc:
+        return f"cgroups are not writable here ({exc.strerror or exc})"
+
+
+def available() -> str | None:
+    """None when bots get cgroups, else why not."""
+    found = layout()
+    return found if isinstance(found, str) else None
+
+
+class BotCgroup:
+    """One bot's cgroup: made before the bot starts, removed after its teardown."""
+
+    def __init__(self, lay: Layout, name: str, memory_bytes: int | None, max_tasks: int | None) -> None:
+        self.layout = lay
+        self.dirs = [lay.memory / name] if lay.version == 2 else [lay.memory / name, lay.pids / name]
+        for d in self.dirs:
+            d.mkdir()
+        mem, pids = self.dirs[0], self.dirs[-1]
+        if memory_bytes:
+            (mem / ("memory.max" if lay.version == 2 else "memory.limit_in_bytes")).write_text(str(memory_bytes))
+        if max_tasks:
+            (pids / "pids.max").write_text(str(max_tasks))
+
+    @classmethod
+    def create(cls, name: str, memory_bytes: int | None, max_tasks: int | None) -> BotCgroup | None:
+        lay = layout()
+        if isinstance(lay, str):
+            return None
+        try:
+            return cls(lay, name, memory_bytes, max_tasks)
+        except OSError:
+            return None
+
+    def join_command(self) -> list[str]:
+        """A prefix that puts the process in this cgroup, then execs the rest of the command."""
+        procs = [str(d / "cgroup.procs") for d in self.dirs]
+        script = ('for f in "$@"; do [ "$f" = -- ] && break; '
+                  'echo $$ > "$f" || { echo "referee: cannot join cgroup $f" >&2; exit 125; }; shift; done; '
+                  'shift; exec "$@"')
+        return ["/bin/sh", "-c", script, "sh", *procs, "--"]
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel's OOM killer ended a process of this cgroup."""
+        mem = self.dirs[0]
+        name = "memory.events" if self.layout.version == 2 else "memory.oom_control"
+        try:
+            for line in (mem / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and int(value) > 0:
+                    return True
+        except (OSError, ValueError):
+            pass
+        return False
+
+    def remove(self) -> None:
+        """Remove the cgroup (empty by now: the sweep has run)."""
+        for d in self.dirs:
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
