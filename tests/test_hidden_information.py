@@ -284,16 +284,15 @@ def test_the_runner_sends_each_bot_exactly_its_engine_view_and_seat_replays_hide
         pytest.skip(f"{name} is not built yet")
     spec = GAMES[name]
     seats = spec.num_seats(spec.normalize_options(options))
-    logs = [tmp_path / f"seat{s}.log" for s in range(seats)]
-    bots = [BotSpec("listener", (sys.executable, str(LISTENER), str(log))) for log in logs]
-    record = tmp_path / "game.jsonl"
-    result = trio.run(lambda: run_match(name, options, bots, seed=seed, record_path=record,
-                                        limits=Limits(decision_s=10, handshake_s=20)))
+    bots = [BotSpec("listener", (sys.executable, str(LISTENER))) for _ in range(seats)]
+    record, stderr = tmp_path / "game.jsonl", tmp_path / "stderr"
+    result = trio.run(lambda: run_match(name, options, bots, seed=seed, record_path=record, stderr_dir=stderr,
+                                        limits=Limits(decision_s=10, handshake_s=20, stderr_keep_bytes=256 << 20)))
     assert result.fault is None, result.fault
     rec = read_record(record)
     streams, failures = expected_streams(rec, name)
     for s in range(seats):
-        got = [json.loads(line) for line in logs[s].read_text().splitlines()]
+        got = [json.loads(line) for line in (stderr / f"seat{s}-listener.log").read_text().splitlines()]
         assert got[0]["type"] == "hello" and not cards_in(got[0])
         assert got[-1]["type"] == "game_over"
         middle = [{k: v for k, v in m.items() if k != "time_ms"} for m in got[1:-1]]

@@ -126,7 +126,7 @@ class BotProcess:
         if self.jail is None:
             return list(self.spec.command), env
         try:
-            inner = self.jail.command(self.spec.command, self.spec.cwd)
+            inner = self.jail.command(self.spec.command, self.spec.cwd, env)
         except CannotSandbox as exc:
             self._stderr_done.set()
             raise BotFault(FaultReason.SPAWN_FAILED, f"cannot start in the sandbox: {exc}") from None
@@ -340,6 +340,37 @@ class BotProcess:
                 FaultReason.LINE_TOO_LONG, f"a line longer than {self.limits.max_line_bytes} bytes"
             )
         return line  # type: ignore[return-value]
+
+    def closed_its_stdout(self) -> bool:
+        """Whether the bot, still running, holds its stdout pipe nowhere any more.
+
+        Under bubblewrap the sandbox's own two processes keep the pipe open, so
+        a bot that closes its stdout gives the referee no end-of-file: on a
+        timeout, this looks for the pipe among the bot's processes' fds."""
+        proc, family = self.process, self.family
+        if self.jail is None or proc is None or proc.stdout is None or family is None:
+            return False
+        try:
+            pipe = f"pipe:[{os.fstat(proc.stdout.fileno()).st_ino}]"
+        except (OSError, ValueError):
+            return False
+        members = family.members(sandbox.Snapshot(0.0, sandbox.scan_procs({})))
+        jail = {self.pid, *(p.pid for p in members.values() if p.ppid == self.pid)}
+        bot = [pid for pid in members if pid not in jail]
+        if not bot:
+            return False
+        for pid in bot:
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                continue
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == pipe:
+                        return False
+                except OSError:
+                    continue
+        return True
 
     async def _ended_fault(self) -> BotFault:
         """Stdout or stdin broke: decide between a limit, an exit and a closed stdout."""

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 NOBODY = 65534
+BOT_ID_ENV = "REFEREE_BOT_ID"  # a random token per bot process (referee.match.sandbox), kept inside
 SCRATCH = "/scratch"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # /etc entries interpreters and libc may read; nothing secret (no shadow, sudoers, ssh keys).
@@ -313,20 +314,20 @@ class Jail:
             src = "/etc/" + name
             if os.path.lexists(src) and os.path.exists(src):
                 args += ["--ro-bind", src, src]
-        args += ["--dir", str(here)]
+        size = str(self.scratch_mb << 20)
+        # The private tmpfs folders first: a bot's own folder may lie under /tmp.
+        args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", SCRATCH, "--dir", str(here)]
         for p in ro:
             args += ["--ro-bind", str(p), str(p)]
         for p in [*(Path(h) for h in self.hide), *REFEREE_DIRS]:
             p = Path(os.path.abspath(p))
             if _within(p, ro) and os.path.lexists(p):
                 args += ["--tmpfs", str(p)] if p.is_dir() else ["--ro-bind", "/dev/null", str(p)]
-        size = str(self.scratch_mb << 20)
-        args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", SCRATCH,
-                 "--proc", "/proc", "--dev", "/dev", "--chdir", str(here), "--clearenv"]
+        args += ["--proc", "/proc", "--dev", "/dev", "--chdir", str(here), "--clearenv"]
         path = ":".join(dict.fromkeys([*res.path_dirs, "/usr/local/bin", "/usr/bin", "/bin"]))
         inner = {"PATH": path, "HOME": SCRATCH, "TMPDIR": "/tmp"}
         source = os.environ if env is None else env
-        inner.update({k: source[k] for k in ("LANG", "LC_ALL", "TZ") if k in source})
+        inner.update({k: source[k] for k in ("LANG", "LC_ALL", "TZ", BOT_ID_ENV) if k in source})
         for k, v in inner.items():
             args += ["--setenv", k, v]
         return [*args, "--", *res.argv]

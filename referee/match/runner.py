@@ -442,6 +442,8 @@ class _Match:
             return (seat, over), state
         if not sent:
             return (seat, BotFault(FaultReason.NOT_READING, f"stdin stayed full for {allowed:.3f}s")), state
+        if p.closed_its_stdout():
+            return (seat, BotFault(FaultReason.CLOSED_STDOUT, "closed its stdout but kept running")), state
         return (seat, BotFault(FaultReason.TIMEOUT, f"no reply to request {rid} within {allowed:.3f}s")), state
 
     async def _say_game_over(self, procs: list[BotProcess], outcome: Outcome) -> None:

@@ -48,8 +48,14 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _ENV_KEY = BOT_ID_ENV.encode() + b"="
 
 
+RUN_ID_ENV = "REFEREE_RUN_ID"  # set by whoever starts a referee to tag every bot it starts
+
+
 def new_bot_id() -> str:
-    return f"{os.getpid()}-{secrets.token_hex(8)}"
+    """A token unique to one bot process: ``<run id>-<random>``, where the run id is
+    ``REFEREE_RUN_ID`` when set (a tournament's workers inherit it) or this pid, so
+    every bot of one run can be found by its prefix."""
+    return f"{os.environ.get(RUN_ID_ENV) or os.getpid()}-{secrets.token_hex(8)}"
 
 
 def _caps(limits: Limits) -> list[tuple[int, int, int]]:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the resource limits, session and REFEREE_BOT_ID it was started with to stderr, then exits 0."""
+"""Prints the resource limits, session, REFEREE_BOT_ID, uid/gid and pid it was started with to stderr, then exits 0."""
 import os
 import resource
 import sys
@@ -9,4 +9,6 @@ for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_CORE"):
     sys.stderr.write(f"{name} {soft} {hard}\n")
 sys.stderr.write(f"session {os.getsid(0) == os.getpid()} group {os.getpgid(0) == os.getpid()}\n")
 sys.stderr.write(f"bot_id {os.environ.get('REFEREE_BOT_ID', '')}\n")
+sys.stderr.write(f"uid {os.getuid()} {os.getgid()}\n")
+sys.stderr.write(f"pid {os.getpid()}\n")
 sys.exit(0)

@@ -17,8 +17,14 @@ def random_bot(seed: int | None = None, name: str = "random") -> BotSpec:
     return BotSpec(name=name, command=tuple(argv))
 
 
-def listener(log: Path, slow_n: int = 0, slow_s: float = 0.0) -> BotSpec:
-    return BotSpec(name="listener", command=(sys.executable, str(LISTENER), str(log), str(slow_n), str(slow_s)))
+def listener(slow_n: int = 0, slow_s: float = 0.0) -> BotSpec:
+    """A bot that logs every line it gets to its stderr: read it with ``listener_log``."""
+    return BotSpec(name="listener", command=(sys.executable, str(LISTENER), str(slow_n), str(slow_s)))
+
+
+def listener_log(stderr_dir: Path, seat: int) -> list[str]:
+    """The lines the listener at ``seat`` received (its stderr log, kept by the referee)."""
+    return (stderr_dir / f"seat{seat}-listener.log").read_text().splitlines()
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 import trio
 
+from referee.match.sandbox import BOT_ID_ENV, RUN_ID_ENV
 from referee.match.types import BotSpec, FaultReason, Limits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,8 +96,10 @@ def marked_processes(monkeypatch) -> Iterator[str]:
     """Every process started inside carries MARK_ENV=<token> (bots inherit the environment)."""
     token = uuid.uuid4().hex
     monkeypatch.setenv(MARK_ENV, token)
+    monkeypatch.setenv(RUN_ID_ENV, token)  # sandboxed bots lose MARK_ENV but keep their bot id
     yield token
     monkeypatch.delenv(MARK_ENV)
+    monkeypatch.delenv(RUN_ID_ENV)
 
 
 def live_marked(token: str) -> list[psutil.Process]:
@@ -104,7 +107,9 @@ def live_marked(token: str) -> list[psutil.Process]:
     out = []
     for p in psutil.process_iter():
         try:
-            if p.environ().get(MARK_ENV) == token and p.status() != psutil.STATUS_ZOMBIE:
+            env = p.environ()
+            marked = env.get(MARK_ENV) == token or env.get(BOT_ID_ENV, "").startswith(token + "-")
+            if marked and p.status() != psutil.STATUS_ZOMBIE:
                 out.append(p)
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
@@ -135,8 +140,11 @@ def assert_no_survivors(token: str, pids: tuple[int, ...] = (), within_s: float 
     assert not left, "processes of the game survived it:\n" + "\n".join(described)
 
 
-def pids_in(lines: tuple[str, ...] | list[str]) -> tuple[int, ...]:
-    """Pids a bot announced on stderr ("... pid 1234")."""
+def pids_in(lines: tuple[str, ...] | list[str], sandbox: str = "off") -> tuple[int, ...]:
+    """Pids a bot announced on stderr ("... pid 1234"); none for a sandboxed bot, whose
+    pids are its own pid namespace's (its processes are found by their bot id instead)."""
+    if sandbox != "off":
+        return ()
     return tuple(int(m) for line in lines for m in re.findall(r"\bpid (\d+)", line))
 
 

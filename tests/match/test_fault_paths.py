@@ -69,8 +69,9 @@ async def test_a_bot_that_stops_reading_its_stdin_is_named_not_reading(monkeypat
         assert_no_survivors(token)
 
 
-async def test_bots_run_in_their_own_session_with_the_operators_limits(tmp_path):
-    limits = Limits(handshake_s=2, memory_mb=300, cpu_s=7, max_open_files=40)
+@pytest.mark.parametrize("mode", ["off", "required"])
+async def test_bots_run_with_the_operators_limits_in_their_own_session_or_sandbox(tmp_path, mode):
+    limits = Limits(handshake_s=2, memory_mb=300, cpu_s=7, max_open_files=40, sandbox=mode)
     result = await play_with(misbehaving("limits_probe"), 0, tmp_path, limits)
     assert result.fault.reason is FaultReason.EXITED  # it exits after printing
     seen = dict(line.split(" ", 1) for line in result.fault.stderr_tail)
@@ -78,15 +79,20 @@ async def test_bots_run_in_their_own_session_with_the_operators_limits(tmp_path)
     assert seen["RLIMIT_CPU"] == "7 8"  # soft < hard: SIGXCPU names the cap before SIGKILL
     assert seen["RLIMIT_NOFILE"] == "40 40"
     assert seen["RLIMIT_CORE"] == "0 0"
-    assert seen["session"] == "True group True"
     assert len(seen["bot_id"]) > 10
+    if mode == "off":
+        assert seen["session"] == "True group True"
+        assert result.sandbox == "off"
+    else:  # nobody, in a pid namespace of its own under bwrap (pid 1)
+        assert result.sandbox == "bwrap"
+        assert seen["uid"] == "65534 65534" and int(seen["pid"]) <= 3
 
 
 async def test_a_child_in_the_group_and_a_setsid_grandchild_are_both_killed(tmp_path, monkeypatch):
     with marked_processes(monkeypatch) as token:
         result = await play_with(misbehaving("grandchild"), 1, tmp_path)
-        announced = pids_in(result.fault.stderr_tail)
-        assert len(announced) == 2, result.fault.stderr_tail  # the child and the grandchild
+        announced = pids_in(result.fault.stderr_tail, result.sandbox)
+        assert sum("pid" in line for line in result.fault.stderr_tail) >= 2, result.fault.stderr_tail
         assert_no_survivors(token, announced)
     assert_forfeit(result, 1, FaultReason.EXITED, tmp_path)
     # The exit was noticed although the survivors held its stdout open: not a timeout.

@@ -43,7 +43,7 @@ async def test_a_misbehaving_bot_forfeits_with_its_seat_and_reason_and_leaves_no
                                      stderr_dir=tmp_path / "stderr")
             nursery.cancel_scope.cancel()
         elapsed = time.monotonic() - started
-        assert_no_survivors(token, pids_in(result.fault.stderr_tail if result.fault else ()))
+        assert_no_survivors(token, pids_in(result.fault.stderr_tail if result.fault else (), result.sandbox))
 
     # The outcome names the seat and the reason; the offending team loses.
     outcome = result.outcome

@@ -13,7 +13,7 @@ from referee.match.runner import run_match
 from referee.match.types import Limits
 from referee.match.verify import verify_record
 
-from .conftest import listener, random_bot
+from .conftest import listener, listener_log, random_bot
 
 
 async def test_a_full_back_alley_game_is_played_recorded_and_verifies(tmp_path, seeded_random_bots):
@@ -62,12 +62,13 @@ async def test_same_seed_and_same_bot_decisions_give_the_same_record(tmp_path, s
 
 
 async def test_a_bot_that_asks_for_events_gets_hello_its_own_hand_and_game_over(tmp_path):
-    logs = [tmp_path / f"seat{s}.log" for s in range(4)]
-    bots = [listener(logs[s]) for s in range(4)]
-    result = await run_match("back-alley", {}, bots, seed=2, record_path=tmp_path / "r.jsonl")
+    bots = [listener() for s in range(4)]
+    stderr = tmp_path / "stderr"
+    result = await run_match("back-alley", {}, bots, seed=2, record_path=tmp_path / "r.jsonl", stderr_dir=stderr,
+                             limits=Limits(stderr_keep_bytes=64 << 20))
     assert result.fault is None
-    for seat, log in enumerate(logs):
-        msgs = [json.loads(line) for line in log.read_text().splitlines()]
+    for seat in range(4):
+        msgs = [json.loads(line) for line in listener_log(stderr, seat)]
         hello = msgs[0]
         assert hello["type"] == "hello" and hello["seat"] == seat and hello["team"] == seat % 2
         assert hello["teams"] == [[0, 2], [1, 3]] and hello["seats"] == 4 and hello["protocol"] == 1
@@ -85,7 +86,7 @@ async def test_a_bot_that_asks_for_events_gets_hello_its_own_hand_and_game_over(
 
 
 async def test_the_time_bank_covers_slow_decisions_until_it_runs_out(tmp_path):
-    slow = listener(tmp_path / "slow.log", slow_n=3, slow_s=0.25)
+    slow = listener(slow_n=3, slow_s=0.25)
     others = [random_bot(seed=s) for s in range(3)]
     limits = Limits(decision_s=0.15, time_bank_s=1.0)
     result = await run_match("back-alley", {}, [slow] + others, seed=1, limits=limits)
@@ -104,7 +105,7 @@ async def test_a_reply_after_the_limit_is_a_timeout_even_before_the_deadline_fir
     from referee.match import runner
 
     monkeypatch.setattr(runner, "DEADLINE_SLACK_S", 5.0)
-    slow = listener(tmp_path / "slow.log", slow_n=1, slow_s=0.4)
+    slow = listener(slow_n=1, slow_s=0.4)
     others = [random_bot(seed=s) for s in range(3)]
     result = await run_match("back-alley", {}, [slow] + others, seed=1, limits=Limits(decision_s=0.15))
     assert result.outcome.status == "forfeit"
