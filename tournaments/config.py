@@ -18,6 +18,7 @@ game id.  Nothing else in braces is touched.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import shutil
@@ -30,6 +31,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from referee.games import GAMES, GameError, GameSpec, get_game
+from referee.match.bubblewrap import SandboxMode
 from referee.match.types import BotSpec, Limits
 
 from .schedule import ScheduledGame, bot_seed, schedule, total_games
@@ -69,6 +71,10 @@ class EntrantConfig(_Model):
     command: str | list[str]
     args: list[str] = Field(default_factory=list)
     cwd: str | None = None
+    dir: str | None = Field(None, description="the bot's own files, read-only in its sandbox "
+                            "(default: the folder of its program or script)")
+    ro_paths: list[str] = Field(default_factory=list, description="more read-only paths in its sandbox")
+    network: bool = Field(False, description="let it use the network (marked in the standings)")
 
     @field_validator("command")
     @classmethod
@@ -96,6 +102,7 @@ class LimitsConfig(_Model):
     max_processes: int = Field(_DEFAULT_LIMITS.max_processes or 0, ge=0)
     max_open_files: int = Field(_DEFAULT_LIMITS.max_open_files or 0, ge=0)
     stderr_keep_bytes: int = Field(_DEFAULT_LIMITS.stderr_keep_bytes, ge=0)
+    scratch_mb: int = Field(_DEFAULT_LIMITS.scratch_mb, ge=1, le=1 << 20)
 
     def to_limits(self) -> Limits:
         return Limits(
@@ -108,6 +115,7 @@ class LimitsConfig(_Model):
             max_processes=self.max_processes or None,
             max_open_files=self.max_open_files or None,
             stderr_keep_bytes=self.stderr_keep_bytes,
+            scratch_mb=self.scratch_mb,
         )
 
 
@@ -125,6 +133,8 @@ class TournamentConfig(_Model):
     pin_cores: bool = Field(
         True, description="run each game's referee worker and bots on one core (see tournaments/workers.py)")
     output: str | None = None
+    sandbox: SandboxMode = Field(
+        SandboxMode.AUTO, description="auto | required | off: run each bot in a bubblewrap sandbox (docs/security.md)")
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     entrants: list[EntrantConfig] = Field(min_length=1)
 
@@ -134,6 +144,9 @@ class Entrant:
     name: str
     argv: tuple[str, ...]
     cwd: Path
+    own_dir: Path | None = None
+    ro_paths: tuple[str, ...] = ()
+    network: bool = False
 
     def bot_spec(self, *, seat: int, game_seed: int, game_id: int) -> BotSpec:
         values = {"{seed}": str(bot_seed(game_seed, seat, self.name)), "{seat}": str(seat), "{game}": str(game_id)}
@@ -143,10 +156,19 @@ class Entrant:
                 arg = arg.replace(key, value)
             return arg
 
-        return BotSpec(name=self.name, command=tuple(fill(a) for a in self.argv), cwd=str(self.cwd))
+        return BotSpec(name=self.name, command=tuple(fill(a) for a in self.argv), cwd=str(self.cwd),
+                       network=self.network, ro_paths=self.ro_paths,
+                       own_dir=str(self.own_dir) if self.own_dir is not None else None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "argv": list(self.argv), "cwd": str(self.cwd)}
+        out: dict[str, Any] = {"name": self.name, "argv": list(self.argv), "cwd": str(self.cwd)}
+        if self.own_dir is not None:
+            out["dir"] = str(self.own_dir)
+        if self.ro_paths:
+            out["ro_paths"] = list(self.ro_paths)
+        if self.network:
+            out["network"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,11 +187,20 @@ class Tournament:
     output: Path
     jobs: int
     pin_cores: bool = True
+    source: Path | None = field(default=None, compare=False)  # the tournament file, hidden from bots
     _schedule: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(e.name for e in self.entrants)
+
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """What no sandboxed bot may see, even inside a folder it can read."""
+        return (self.output, *([self.source] if self.source is not None else []))
+
+    @property
+    def network_entrants(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.entrants if e.network)
 
     def entrant(self, name: str) -> Entrant:
         return next(e for e in self.entrants if e.name == name)
@@ -285,7 +316,12 @@ def resolve(
     entrants = []
     for ec in config.entrants:
         cwd = (base_dir / ec.cwd).resolve() if ec.cwd else base_dir
-        entrant = Entrant(ec.name, ec.argv(), cwd)
+        own_dir = (base_dir / ec.dir).resolve() if ec.dir else None
+        ro_paths = tuple(str((base_dir / p).resolve()) for p in ec.ro_paths)
+        for path in (*([own_dir] if own_dir else []), *map(Path, ro_paths)):
+            if not path.exists():
+                raise ConfigError(f"entrant {ec.name!r}: {path} does not exist")
+        entrant = Entrant(ec.name, ec.argv(), cwd, own_dir, ro_paths, ec.network)
         if check_commands:
             check_entrant(entrant)
         entrants.append(entrant)
@@ -299,7 +335,7 @@ def resolve(
         num_teams=num_teams,
         seed=config.seed,
         games_per_pairing=config.games_per_pairing,
-        limits=config.limits.to_limits(),
+        limits=dataclasses.replace(config.limits.to_limits(), sandbox=config.sandbox.value),
         entrants=tuple(entrants),
         output=(base_dir / output).resolve() if not output.is_absolute() else output,
         jobs=config.jobs or default_jobs(),

@@ -349,7 +349,7 @@ async def _run(
         try:
             match = await play(
                 t.game, t.options, t.bots(game), seed=game.seed, record_path=record,
-                limits=t.limits, stderr_dir=out.stderr_dir(game.id),
+                limits=t.limits, stderr_dir=out.stderr_dir(game.id), hide=t.hidden_paths(),
             )
         except Exception as exc:
             failure.append(TournamentError(f"game {game.id}: {type(exc).__name__}: {exc}"))

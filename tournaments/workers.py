@@ -171,6 +171,7 @@ class WorkerPool:
     async def play(
         self, game: str, options: dict | None, bots: Sequence[BotSpec], *, seed: int,
         record_path: Path | None = None, limits: Limits = Limits(), stderr_dir: Path | None = None,
+        hide: Sequence[Path] = (),
     ) -> MatchResult:
         worker = min(self.workers, key=lambda w: (w.failure is not None, w.busy, w.index))
         self._next_id += 1
@@ -178,6 +179,7 @@ class WorkerPool:
             "game": game, "options": options or {}, "bots": [b.to_json() for b in bots], "seed": seed,
             "record_path": str(record_path) if record_path is not None else None,
             "limits": limits.to_json(), "stderr_dir": str(stderr_dir) if stderr_dir is not None else None,
+            "hide": [str(p) for p in hide],
         }
         reply = await worker.play(self._next_id, job)
         if "error" in reply:
@@ -236,6 +238,7 @@ async def _play_job(job: dict[str, Any]) -> dict[str, Any]:
             record_path=Path(job["record_path"]) if job["record_path"] else None,
             limits=Limits.from_json(job["limits"]),
             stderr_dir=Path(job["stderr_dir"]) if job["stderr_dir"] else None,
+            hide=[Path(p) for p in job.get("hide", ())],
         )
     except Exception as exc:  # a referee bug: report it, keep serving
         traceback.print_exc(file=sys.stderr)

@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from rich.table import Table
 
 from referee.cli.errors import UserError
 from referee.games import GAMES, RENDERERS, GameSpec, InvalidOptions, get_game
+from referee.match import bubblewrap
 from referee.match.types import BotSpec, _INTERPRETERS
 
 
@@ -119,3 +121,21 @@ def make_console() -> Console:
 
 def known_games() -> str:
     return ", ".join(sorted(GAMES))
+
+
+def resolve_sandbox(mode: str) -> str:
+    """What ``--sandbox MODE`` means on this machine: ``"bwrap"`` or ``"off"``.
+
+    ``required`` without a working bubblewrap is the user's problem (exit 2);
+    ``auto`` without one says so in one line on stderr and runs unisolated."""
+    try:
+        effective = bubblewrap.effective_mode(mode)
+    except bubblewrap.SandboxUnavailable as exc:
+        raise UserError(str(exc)) from None
+    except ValueError:
+        raise UserError(f"--sandbox {mode!r}: expected auto, required or off") from None
+    if effective == "off" and mode == "auto":
+        warning = bubblewrap.unisolated_warning()
+        if warning:
+            print(f"referee: {warning}", file=sys.stderr)
+    return effective

@@ -10,10 +10,12 @@ import trio
 import typer
 
 from referee.cli.common import (
-    bot_specs_for_seats, make_console, normalize_options, parse_option_pairs, resolve_game, score_table,
+    bot_specs_for_seats, make_console, normalize_options, parse_option_pairs, resolve_game, resolve_sandbox,
+    score_table,
 )
 from referee.cli.errors import UserError
 from referee.games import Outcome
+from referee.match.bubblewrap import SandboxMode
 from referee.match.runner import run_match
 from referee.match.types import Limits, MatchResult
 
@@ -56,6 +58,8 @@ def print_result(result: MatchResult, quiet: bool) -> None:
         console.print(f"Last stderr lines of seat {result.fault.seat}:")
         for line in result.fault.stderr_tail[-10:]:
             console.print(f"  | {line}", markup=False)
+    if result.sandbox != "bwrap" and not quiet:
+        console.print("Sandbox: off (the bots were not isolated)")
     if result.record_path is not None and not quiet:
         console.print(f"Record: {result.record_path}  (view: referee replay {result.record_path})")
 
@@ -93,6 +97,9 @@ def register(app: typer.Typer) -> None:
             help="Bytes of each bot's stderr kept in its file; the rest is dropped.")] = _DEFAULTS.stderr_keep_bytes,
         stderr_dir: Annotated[Optional[Path], typer.Option(
             help="Folder for each bot's stderr (default: next to the record).")] = None,
+        sandbox: Annotated[SandboxMode, typer.Option(
+            help="auto: run each bot in a bubblewrap sandbox when bwrap works, else say so and run "
+            "unisolated; required: refuse to run without it; off: no sandbox (docs/security.md).")] = SandboxMode.AUTO,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
     ) -> None:
         """Play one game between bots and print the score table and the result."""
@@ -111,6 +118,7 @@ def register(app: typer.Typer) -> None:
         if max_line_bytes < 1024:
             raise UserError(f"--max-line-bytes must be at least 1024, got {max_line_bytes}")
         bots = bot_specs_for_seats(spec, opts, bot, name)
+        resolve_sandbox(sandbox.value)
         if seed is None:
             seed = secrets.randbelow(2**31)
         record_path = record or Path("records") / f"{spec.name}-seed{seed}.jsonl"
@@ -130,7 +138,8 @@ def register(app: typer.Typer) -> None:
         limits = Limits(handshake_s=handshake_ms / 1000, decision_s=decision_ms / 1000,
                         time_bank_s=time_bank_ms / 1000, memory_mb=memory_mb or None, cpu_s=cpu_s or None,
                         max_processes=max_processes or None, max_open_files=max_open_files or None,
-                        max_line_bytes=max_line_bytes, stderr_keep_bytes=stderr_keep_bytes)
+                        max_line_bytes=max_line_bytes, stderr_keep_bytes=stderr_keep_bytes,
+                        sandbox=sandbox.value)
         result = trio.run(lambda: run_match(spec.name, opts, bots, seed=seed, record_path=record_path,
                                             limits=limits, stderr_dir=err_dir))
         print_result(result, quiet)

@@ -8,6 +8,7 @@ directory, while paths inside the file are relative to the file's folder.
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import sys
 from pathlib import Path
@@ -17,8 +18,9 @@ import trio
 import typer
 from rich.console import Console
 
-from referee.cli.common import make_console, parse_option_pairs
+from referee.cli.common import make_console, parse_option_pairs, resolve_sandbox
 from referee.cli.errors import UserError
+from referee.match.bubblewrap import SandboxMode
 from tournaments.config import ConfigError, Tournament, load_file, parse, resolve
 from tournaments.report import PlainProgress, RichProgress, print_standings
 from tournaments.runner import open_output, run_tournament, standings_paths
@@ -39,6 +41,7 @@ def build_tournament(
     decision_ms: int | None = None,
     handshake_ms: int | None = None,
     time_bank_ms: int | None = None,
+    sandbox: str | None = None,
     cwd: Path | None = None,
 ) -> Tournament:
     """The file's settings with the flags applied on top, resolved and checked."""
@@ -48,7 +51,7 @@ def build_tournament(
     except ConfigError as exc:
         raise UserError(str(exc)) from None
     flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
-             "jobs": jobs, "pin_cores": pin_cores}
+             "jobs": jobs, "pin_cores": pin_cores, "sandbox": sandbox}
     data.update({k: v for k, v in flags.items() if v is not None})
     if output is not None:
         data["output"] = str(cwd / output)
@@ -66,9 +69,10 @@ def build_tournament(
         raise UserError("no entrants: list [[entrants]] in the tournament file or give --entrant NAME=COMMAND")
     try:
         config = parse(data, str(file) if file is not None else "settings")
-        return resolve(config, file.parent if file is not None else cwd)
+        t = resolve(config, file.parent if file is not None else cwd)
     except ConfigError as exc:
         raise UserError(str(exc)) from None
+    return dataclasses.replace(t, source=file.resolve()) if file is not None else t
 
 
 def _entrant_flag(text: str, cwd: Path) -> dict[str, Any]:
@@ -78,7 +82,7 @@ def _entrant_flag(text: str, cwd: Path) -> dict[str, Any]:
     return {"name": name.strip(), "command": command.strip(), "cwd": str(cwd)}
 
 
-def describe_plan(t: Tournament, done: int) -> str:
+def describe_plan(t: Tournament, done: int, isolation: str | None = None) -> str:
     from math import comb, factorial
 
     pairings = comb(len(t.entrants), t.num_teams)
@@ -89,7 +93,8 @@ def describe_plan(t: Tournament, done: int) -> str:
 
     return (f"{t.game}: {n(len(t.entrants), 'entrant')}, {n(pairings, 'pairing')} x "
             f"{n(t.games_per_pairing, 'deal')} x {n(seatings, 'seating')} = {n(t.total_games(), 'game')}; "
-            f"jobs {t.jobs}; output {t.output}{resumed}")
+            f"jobs {t.jobs}; sandbox {t.limits.sandbox}{f' ({isolation})' if isolation else ''}; "
+            f"output {t.output}{resumed}")
 
 
 def register(app: typer.Typer) -> None:
@@ -118,6 +123,9 @@ def register(app: typer.Typer) -> None:
         decision_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit per decision, in ms.")] = None,
         handshake_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit for a bot's ready, in ms.")] = None,
         time_bank_ms: Annotated[Optional[int], typer.Option(min=0, help="Extra time per bot per game, in ms.")] = None,
+        sandbox: Annotated[Optional[SandboxMode], typer.Option(
+            help="auto | required | off: run each bot in a bubblewrap sandbox (default: the file's, else "
+                 "auto: bubblewrap when it works, else say so and run unisolated; docs/security.md).")] = None,
         quiet: Annotated[bool, typer.Option(
             "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
         dry_run: Annotated[bool, typer.Option(
@@ -128,16 +136,21 @@ def register(app: typer.Typer) -> None:
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
             games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
             handshake_ms=handshake_ms, time_bank_ms=time_bank_ms,
+            sandbox=sandbox.value if sandbox is not None else None,
         )
         err = Console(stderr=True, highlight=False, soft_wrap=True)
+        isolation = resolve_sandbox(t.limits.sandbox)
+        if t.network_entrants:
+            err.print(f"warning: network allowed for {', '.join(t.network_entrants)} (network = true): "
+                      "they can reach other machines and each other", markup=False)
         if dry_run:
-            err.print(describe_plan(t, 0), markup=False)
+            err.print(describe_plan(t, 0, isolation), markup=False)
             return
         try:
             done = open_output(t)
         except ConfigError as exc:
             raise UserError(str(exc)) from None
-        err.print(describe_plan(t, len(done)), markup=False)
+        err.print(describe_plan(t, len(done), isolation), markup=False)
         progress = PlainProgress() if quiet or not err.is_terminal else RichProgress(err)
         try:
             outcome = trio.run(_until_interrupted, lambda: run_tournament(t, progress=progress, done=done))
