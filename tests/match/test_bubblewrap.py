@@ -1,0 +1,132 @@
+"""The sandbox's plumbing: finding programs, the bwrap command line, the modes.
+
+The escape attempts themselves are in tests/test_sandbox.py (a hostile bot);
+these tests pin how a command is made runnable inside and what is hidden."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.match import bubblewrap
+from referee.match.bubblewrap import CannotSandbox, Jail, SandboxUnavailable, resolve_program
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch, tmp_path):
+    """A PATH on which bwrap cannot be found (the probe's cache is reset around it)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("python3", "prlimit", "sh"):
+        real = subprocess.run(["which", tool], capture_output=True, text=True).stdout.strip()
+        if real:
+            (bin_dir / tool).symlink_to(real)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    bubblewrap.probe.cache_clear()
+    yield bin_dir
+    monkeypatch.undo()
+    bubblewrap.probe.cache_clear()
+
+
+def test_bubblewrap_works_where_ci_runs():
+    """.ci/run installs bubblewrap: in CI the sandbox tests must run, never fall back."""
+    why = bubblewrap.probe()
+    if os.environ.get("CI"):
+        assert why is None, f"bubblewrap does not work in CI: {why}"
+    elif why is not None:
+        pytest.skip(f"bubblewrap does not work here: {why}")
+
+
+def test_modes_resolve_to_bwrap_or_off():
+    assert bubblewrap.effective_mode("off") == "off"
+    if bubblewrap.probe() is None:
+        assert bubblewrap.effective_mode("auto") == "bwrap"
+        assert bubblewrap.effective_mode("required") == "bwrap"
+    with pytest.raises(ValueError):
+        bubblewrap.effective_mode("sometimes")
+
+
+def test_without_bubblewrap_auto_falls_back_with_a_warning_and_required_refuses(no_bwrap):
+    assert bubblewrap.probe() == "bwrap is not installed"
+    assert bubblewrap.effective_mode("auto") == "off"
+    assert "NOT isolated" in bubblewrap.unisolated_warning()
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+        bubblewrap.effective_mode("required")
+
+
+def _referee(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "referee", *args], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=120)
+
+
+def test_play_says_in_one_line_when_bots_are_not_isolated_and_refuses_under_required(no_bwrap, tmp_path):
+    env = {**os.environ, "PATH": str(no_bwrap)}
+    bot = f"{sys.executable} {RANDOM_BOT}"
+    base = ["play", "back-alley", "--bot", bot, "--bot", bot, "--seed", "3"]
+    refused = _referee(*base, "--record", str(tmp_path / "r.jsonl"), "--sandbox", "required", env=env)
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.strip().count("\n") == 0 and "bubblewrap does not work here" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    played = _referee(*base, "--record", str(tmp_path / "a.jsonl"), env=env)
+    assert played.returncode == 0, played.stderr
+    warnings = [line for line in played.stderr.splitlines() if "NOT isolated" in line]
+    assert len(warnings) == 1 and "apt-get install bubblewrap" in warnings[0]
+    assert "Sandbox: off" in played.stdout
+    assert '"sandbox":"off"' in (tmp_path / "a.jsonl").read_text().splitlines()[0]
+
+
+def test_a_program_is_resolved_on_the_referees_side_with_its_installation_bound():
+    res = resolve_program([sys.executable, str(RANDOM_BOT), "7"], ROOT)
+    assert res.argv == [sys.executable, str(RANDOM_BOT), "7"]
+    assert res.own == RANDOM_BOT.parent
+    real = Path(os.path.realpath(sys.executable))
+    if not bubblewrap._is_system(real):  # a venv or pyenv Python: its installation is bound
+        assert bubblewrap._prefix(real) in res.installs
+
+
+def test_a_relative_script_and_an_env_shebang_resolve_like_the_shell(tmp_path):
+    script = tmp_path / "bot.py"
+    script.write_text("#!/usr/bin/env python3\nprint('hi')\n")
+    script.chmod(0o755)
+    res = resolve_program(["./bot.py", "x"], tmp_path)
+    assert Path(res.argv[0]).name.startswith("python3") and res.argv[1:] == [str(script), "x"]
+    assert res.own == tmp_path
+
+
+def test_a_missing_program_or_unexecutable_file_is_named(tmp_path):
+    with pytest.raises(CannotSandbox, match="'no-such-interpreter' not found on PATH"):
+        resolve_program(["no-such-interpreter", "bot.py"], tmp_path)
+    with pytest.raises(CannotSandbox, match="'./missing' not found"):
+        resolve_program(["./missing"], tmp_path)
+    (tmp_path / "plain").write_text("data")
+    with pytest.raises(CannotSandbox, match="not executable"):
+        resolve_program(["./plain"], tmp_path)
+
+
+def test_records_and_tournament_files_inside_a_bots_folder_are_masked(tmp_path):
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "bot.py").write_text("print()\n")
+    out = bots / "runs"
+    out.mkdir()
+    toml = bots / "t.toml"
+    toml.write_text("")
+    elsewhere = tmp_path / "records"
+    elsewhere.mkdir()
+    argv = Jail(hide=(str(out), str(toml), str(elsewhere))).command([sys.executable, "bot.py"], str(bots))
+    pairs = list(zip(argv, argv[1:]))
+    assert ("--ro-bind", str(bots)) in pairs
+    assert ("--tmpfs", str(out)) in pairs  # a folder inside a bound one: an empty tmpfs over it
+    assert ("/dev/null", str(toml)) in pairs  # a file: /dev/null over it
+    assert str(elsewhere) not in argv  # not inside anything bound: nothing to mask
+    assert "--unshare-all" in argv and "--die-with-parent" in argv and ("--uid", "65534") in pairs
+    assert "--share-net" not in argv
+    assert "--share-net" in Jail(network=True).command([sys.executable, "bot.py"], str(bots))
+    assert not any(a.startswith("/etc/shadow") for a in argv)
