@@ -107,7 +107,7 @@ class BotProcess:
             )
         except (OSError, subprocess.SubprocessError) as exc:
             self._stderr_done.set()
-            self._remove_cgroup()
+            await self._remove_cgroup_when_empty()
             raise BotFault(FaultReason.SPAWN_FAILED, f"cannot start {self.spec.command[0]!r}: {exc}") from None
         self.pid = self.process.pid
         if self.jail is None:
@@ -135,13 +135,22 @@ class BotProcess:
         if limits.memory_mb:  # the cgroup also counts page cache and the bot's two tmpfs folders
             memory = (limits.memory_mb + 2 * self.jail.scratch_mb + 64) << 20
         tasks = limits.max_processes * cgroups.TASKS_PER_PROCESS if limits.max_processes else None
-        self.cgroup = cgroups.BotCgroup.create(self.bot_id, memory, tasks)
+        self.cgroup = cgroups.BotCgroup.create(cgroups.new_name(), memory, tasks)
         prefix = self.cgroup.join_command() if self.cgroup is not None else []
         return [*prefix, *sandbox.prlimit_command(limits), *inner], env
 
     def _remove_cgroup(self) -> None:
         if self.cgroup is not None:
             self.cgroup.remove()
+
+    async def _remove_cgroup_when_empty(self, timeout: float = 1.0) -> None:
+        """Remove the cgroup once its killed processes have left it (bounded;
+        a leftover is swept by the next referee, cgroups._sweep_stale)."""
+        if self.cgroup is None:
+            return
+        with trio.move_on_after(timeout):
+            while not self.cgroup.remove():
+                await trio.sleep(0.01)
 
     @property
     def returncode(self) -> int | None:
@@ -440,7 +449,7 @@ class BotProcess:
                         await stream.aclose()
                     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         pass
-            self._remove_cgroup()
+            await self._remove_cgroup_when_empty()
 
     def _signal_group(self, sig: int) -> None:
         if self.family is not None:

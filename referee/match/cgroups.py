@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +43,7 @@ def layout() -> Layout | str:
             mem, pids = ROOT / "memory" / PARENT, ROOT / "pids" / PARENT
             _mkdir(mem)
             _mkdir(pids)
+            _sweep_stale({mem, pids})
             return Layout(1, mem, pids)
         controllers = (ROOT / "cgroup.controllers").read_text().split()
         if "memory" in controllers and "pids" in controllers:
@@ -49,10 +51,33 @@ def layout() -> Layout | str:
             parent = ROOT / PARENT
             _mkdir(parent)
             (parent / "cgroup.subtree_control").write_text("+memory +pids")
+            _sweep_stale({parent})
             return Layout(2, parent, parent)
         return "no cgroup hierarchy with the memory and pids controllers"
     except OSError as exc:
         return f"cgroups are not writable here ({exc.strerror or exc})"
+
+
+def _sweep_stale(parents: set[Path]) -> None:
+    """Remove cgroups left by referees that were killed before removing them (named
+    ``<referee pid>-...``, the pid gone); one in use cannot be removed anyway."""
+    for parent in parents:
+        try:
+            children = [c for c in parent.iterdir() if c.is_dir()]
+        except OSError:
+            continue
+        for child in children:
+            pid = child.name.split("-", 1)[0]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                try:
+                    os.rmdir(child)
+                except OSError:
+                    pass
+
+
+def new_name() -> str:
+    """A cgroup name unique to this referee process and bot."""
+    return f"{os.getpid()}-{secrets.token_hex(6)}"
 
 
 def available() -> str | None:
@@ -106,10 +131,14 @@ class BotCgroup:
             pass
         return False
 
-    def remove(self) -> None:
-        """Remove the cgroup (empty by now: the sweep has run)."""
+    def remove(self) -> bool:
+        """Remove the cgroup (empty once the sweep has run); False while the kernel
+        still holds it (processes just killed may take a moment to leave)."""
         for d in self.dirs:
             try:
                 os.rmdir(d)
-            except OSError:
+            except FileNotFoundError:
                 pass
+            except OSError:
+                return False
+        return True
