@@ -288,6 +288,47 @@ def _within(path: Path, folders: Iterable[Path]) -> bool:
     return any(path == f or f in path.parents for f in folders)
 
 
+MAX_BINDS = 512  # past this many mounts for one folder, hidden paths are masked instead of left out
+
+
+def _bind_except(folder: Path, hidden: list[Path], args: list[str], budget: list[int]) -> None:
+    """Bind ``folder`` read-only, leaving out every hidden path inside it.
+
+    A folder with a hidden path inside is made in the sandbox and its entries
+    are bound one by one, all but the hidden one (recursively along the way to
+    it): a hidden path is then simply absent, its name included — a mount over
+    it (``--tmpfs``, ``/dev/null``) would show its name in
+    ``/proc/self/mountinfo``, and names such as ``back-alley-seed7.jsonl``
+    say too much.  Past ``MAX_BINDS`` mounts the rest is masked instead."""
+    inside = [h for h in hidden if folder in h.parents]
+    if not inside:
+        args += ["--ro-bind", str(folder), str(folder)]
+        budget[0] -= 1
+        return
+    try:
+        children = sorted(folder.iterdir())
+    except OSError:
+        return
+    if budget[0] < len(children):
+        args += ["--ro-bind", str(folder), str(folder)]
+        for h in inside:
+            args += ["--tmpfs", str(h)] if h.is_dir() else ["--ro-bind", "/dev/null", str(h)]
+        budget[0] -= 1 + len(inside)
+        return
+    args += ["--dir", str(folder)]
+    for child in children:
+        if child in hidden:
+            continue
+        if child.is_symlink():
+            args += ["--symlink", os.readlink(child), str(child)]
+            budget[0] -= 1
+        elif child.is_dir():
+            _bind_except(child, hidden, args, budget)
+        else:
+            args += ["--ro-bind", str(child), str(child)]
+            budget[0] -= 1
+
+
 @dataclass(frozen=True, slots=True)
 class Jail:
     """How to wrap one bot's command: everything but the per-process parts."""
@@ -317,12 +358,11 @@ class Jail:
         size = str(self.scratch_mb << 20)
         # The private tmpfs folders first: a bot's own folder may lie under /tmp.
         args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", SCRATCH, "--dir", str(here)]
+        hidden = [h for h in (Path(os.path.abspath(x)) for x in (*self.hide, *REFEREE_DIRS)) if os.path.lexists(h)]
+        budget = [MAX_BINDS]
         for p in ro:
-            args += ["--ro-bind", str(p), str(p)]
-        for p in [*(Path(h) for h in self.hide), *REFEREE_DIRS]:
-            p = Path(os.path.abspath(p))
-            if _within(p, ro) and os.path.lexists(p):
-                args += ["--tmpfs", str(p)] if p.is_dir() else ["--ro-bind", "/dev/null", str(p)]
+            if not _within(p, hidden):
+                _bind_except(p, hidden, args, budget)
         args += ["--proc", "/proc", "--dev", "/dev", "--chdir", str(here), "--clearenv"]
         path = ":".join(dict.fromkeys([*res.path_dirs, "/usr/local/bin", "/usr/bin", "/bin"]))
         inner = {"PATH": path, "HOME": SCRATCH, "TMPDIR": "/tmp"}

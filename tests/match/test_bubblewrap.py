@@ -110,7 +110,7 @@ def test_a_missing_program_or_unexecutable_file_is_named(tmp_path):
         resolve_program(["./plain"], tmp_path)
 
 
-def test_records_and_tournament_files_inside_a_bots_folder_are_masked(tmp_path):
+def test_records_and_tournament_files_inside_a_bots_folder_are_left_out(tmp_path):
     bots = tmp_path / "bots"
     bots.mkdir()
     (bots / "bot.py").write_text("print()\n")
@@ -120,13 +120,46 @@ def test_records_and_tournament_files_inside_a_bots_folder_are_masked(tmp_path):
     toml.write_text("")
     elsewhere = tmp_path / "records"
     elsewhere.mkdir()
+    (bots / "lib").mkdir()
+    (bots / "lib" / "helper.py").write_text("")
     argv = Jail(hide=(str(out), str(toml), str(elsewhere))).command([sys.executable, "bot.py"], str(bots))
     pairs = list(zip(argv, argv[1:]))
-    assert ("--ro-bind", str(bots)) in pairs
-    assert ("--tmpfs", str(out)) in pairs  # a folder inside a bound one: an empty tmpfs over it
-    assert ("/dev/null", str(toml)) in pairs  # a file: /dev/null over it
-    assert str(elsewhere) not in argv  # not inside anything bound: nothing to mask
+    # The bot's folder is made inside and its entries bound one by one, the hidden ones left
+    # out: not even their names show (a mount over them would, in /proc/self/mountinfo).
+    assert ("--dir", str(bots)) in pairs
+    assert ("--ro-bind", str(bots / "bot.py")) in pairs and ("--ro-bind", str(bots / "lib")) in pairs
+    assert str(out) not in argv and str(toml) not in argv
+    assert str(elsewhere) not in argv  # not inside anything bound: nothing to leave out
     assert "--unshare-all" in argv and "--die-with-parent" in argv and ("--uid", "65534") in pairs
     assert "--share-net" not in argv
     assert "--share-net" in Jail(network=True).command([sys.executable, "bot.py"], str(bots))
     assert not any(a.startswith("/etc/shadow") for a in argv)
+
+
+def test_past_the_mount_budget_hidden_paths_are_masked_instead(tmp_path, monkeypatch):
+    monkeypatch.setattr(bubblewrap, "MAX_BINDS", 2)
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    for i in range(5):
+        (bots / f"f{i}.py").write_text("")
+    secret = bots / "runs"
+    secret.mkdir()
+    argv = Jail(hide=(str(secret),)).command([sys.executable, "f0.py"], str(bots))
+    pairs = list(zip(argv, argv[1:]))
+    assert ("--ro-bind", str(bots)) in pairs and ("--tmpfs", str(secret)) in pairs
+
+
+@pytest.mark.skipif(bubblewrap.probe() is not None and not os.environ.get("CI"), reason="needs bubblewrap")
+def test_inside_the_sandbox_a_hidden_record_is_absent_name_and_all(tmp_path):
+    bots = tmp_path / "bots"
+    (bots / "records").mkdir(parents=True)
+    record = bots / "records" / "back-alley-seed424242.jsonl"
+    record.write_text('{"seed": 424242}\n')
+    (bots / "bot.py").write_text(
+        "import os, sys\n"
+        "print(os.path.exists(sys.argv[1]), os.listdir(os.path.dirname(sys.argv[1])),\n"
+        "      '424242' in open('/proc/self/mountinfo').read(), os.path.exists('bot.py'))\n")
+    argv = Jail(hide=(str(record),)).command([sys.executable, "bot.py", str(record)], str(bots))
+    out = subprocess.run(argv, cwd=bots, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "[]", "False", "True"]
