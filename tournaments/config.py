@@ -14,11 +14,19 @@ Placeholders in an entrant's ``command`` and ``args``, replaced per seat:
 ``{seed}`` a seed for the bot's own randomness (from the deal seed, the
 seat and the entrant's name, see ``schedule.bot_seed``), ``{seat}`` the seat number, ``{game}`` the
 game id.  Nothing else in braces is touched.
+
+``secret_file`` names a file holding a tournament secret (``SECRET_BYTES``
+bytes as hex, see ``schedule``), relative to the file's folder like other
+paths; without it the runner makes a new secret for a new output directory
+and keeps it there.  The secret itself never goes into the tournament file,
+``Tournament.identity`` or ``tournament.json``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import secrets
 import shlex
 import shutil
 import tomllib
@@ -32,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from referee.games import GAMES, GameError, GameSpec, get_game
 from referee.match.types import BotSpec, Limits
 
-from .schedule import ScheduledGame, bot_seed, schedule, total_games
+from .schedule import SECRET_BYTES, ScheduledGame, bot_seed, schedule, total_games
 
 _DEFAULT_LIMITS = Limits()
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php", ".R", ".jl")
@@ -40,6 +48,22 @@ SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".
 
 class ConfigError(ValueError):
     """The tournament settings are wrong: the user's fault, one line of text."""
+
+
+def parse_secret(text: str, source: str) -> bytes:
+    """A tournament secret from its hex text (surrounding whitespace ignored)."""
+    text = text.strip()
+    try:
+        secret = bytes.fromhex(text)
+    except ValueError:
+        secret = b""
+    if len(secret) != SECRET_BYTES or len(text) != 2 * SECRET_BYTES:
+        raise ConfigError(f"{source}: a tournament secret is {2 * SECRET_BYTES} hex digits ({SECRET_BYTES} bytes)")
+    return secret
+
+
+def new_secret() -> bytes:
+    return secrets.token_bytes(SECRET_BYTES)
 
 
 def available_cores() -> list[int]:
@@ -125,6 +149,8 @@ class TournamentConfig(_Model):
     pin_cores: bool = Field(
         True, description="run each game's referee worker and bots on one core (see tournaments/workers.py)")
     output: str | None = None
+    secret_file: str | None = Field(
+        None, description="file holding the tournament secret as hex; default: the output directory's own")
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     entrants: list[EntrantConfig] = Field(min_length=1)
 
@@ -165,6 +191,9 @@ class Tournament:
     output: Path
     jobs: int
     pin_cores: bool = True
+    # Given explicitly (``secret_file``, ``--secret``) or, once the output
+    # directory is open, its own (``runner.open_output`` binds it).
+    secret: bytes | None = field(default=None, repr=False)
     _schedule: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -174,9 +203,16 @@ class Tournament:
     def entrant(self, name: str) -> Entrant:
         return next(e for e in self.entrants if e.name == name)
 
+    def with_secret(self, secret: bytes) -> "Tournament":
+        return dataclasses.replace(self, secret=secret, _schedule=[])
+
     def schedule(self) -> list[ScheduledGame]:
+        """Every game with its deal seed; needs the secret (``with_secret``)."""
+        if self.secret is None:
+            raise ValueError("the tournament secret is not known yet: open the output directory first")
         if not self._schedule:
-            self._schedule.extend(schedule(self.names, self.num_teams, self.games_per_pairing, self.seed))
+            self._schedule.extend(
+                schedule(self.names, self.num_teams, self.games_per_pairing, self.seed, self.secret))
         return self._schedule
 
     def total_games(self) -> int:
@@ -291,6 +327,7 @@ def resolve(
         entrants.append(entrant)
 
     output = Path(config.output) if config.output else Path("runs") / f"{spec.name}-seed{config.seed}"
+    secret = _read_secret_file(base_dir / config.secret_file) if config.secret_file else None
     return Tournament(
         game=spec.name,
         options=options,
@@ -304,7 +341,18 @@ def resolve(
         output=(base_dir / output).resolve() if not output.is_absolute() else output,
         jobs=config.jobs or default_jobs(),
         pin_cores=config.pin_cores,
+        secret=secret,
     )
+
+
+def _read_secret_file(path: Path) -> bytes:
+    try:
+        text = path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        raise ConfigError(f"secret_file {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"secret_file {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    return parse_secret(text, f"secret_file {path}")
 
 
 def _game_spec(name: str, registry: Mapping[str, GameSpec]) -> GameSpec:

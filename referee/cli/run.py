@@ -4,6 +4,8 @@ Settings come from the tournament file, and flags override them (or replace
 the file entirely): ``--entrant NAME=COMMAND`` adds an entrant whose command
 runs in the current directory; ``--output`` is relative to the current
 directory, while paths inside the file are relative to the file's folder.
+``--secret HEX`` gives the tournament secret (instead of the file's
+``secret_file``, or a new one for a new output directory).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from rich.console import Console
 
 from referee.cli.common import make_console, parse_option_pairs
 from referee.cli.errors import UserError
-from tournaments.config import ConfigError, Tournament, load_file, parse, resolve
+from tournaments.config import ConfigError, Tournament, load_file, parse, parse_secret, resolve
 from tournaments.report import PlainProgress, RichProgress, print_standings
 from tournaments.runner import open_output, run_tournament, standings_paths
 
@@ -39,6 +41,7 @@ def build_tournament(
     decision_ms: int | None = None,
     handshake_ms: int | None = None,
     time_bank_ms: int | None = None,
+    secret: str | None = None,
     cwd: Path | None = None,
 ) -> Tournament:
     """The file's settings with the flags applied on top, resolved and checked."""
@@ -52,6 +55,8 @@ def build_tournament(
     data.update({k: v for k, v in flags.items() if v is not None})
     if output is not None:
         data["output"] = str(cwd / output)
+    if secret is not None:
+        data.pop("secret_file", None)  # the flag replaces the file's setting
     if options:
         data["options"] = {**data.get("options", {}), **parse_option_pairs(list(options))}
     limits = {"decision_s": decision_ms, "handshake_s": handshake_ms, "time_bank_s": time_bank_ms}
@@ -66,7 +71,8 @@ def build_tournament(
         raise UserError("no entrants: list [[entrants]] in the tournament file or give --entrant NAME=COMMAND")
     try:
         config = parse(data, str(file) if file is not None else "settings")
-        return resolve(config, file.parent if file is not None else cwd)
+        t = resolve(config, file.parent if file is not None else cwd)
+        return t if secret is None else t.with_secret(parse_secret(secret, "--secret"))
     except ConfigError as exc:
         raise UserError(str(exc)) from None
 
@@ -118,6 +124,9 @@ def register(app: typer.Typer) -> None:
         decision_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit per decision, in ms.")] = None,
         handshake_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit for a bot's ready, in ms.")] = None,
         time_bank_ms: Annotated[Optional[int], typer.Option(min=0, help="Extra time per bot per game, in ms.")] = None,
+        secret: Annotated[Optional[str], typer.Option(
+            metavar="HEX", help="Tournament secret, 64 hex digits (default: the file's secret_file, else the "
+                                "output directory's own, made at its first run). Deal seeds derive from it.")] = None,
         quiet: Annotated[bool, typer.Option(
             "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
         dry_run: Annotated[bool, typer.Option(
@@ -127,20 +136,22 @@ def register(app: typer.Typer) -> None:
         t = build_tournament(
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
             games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
-            handshake_ms=handshake_ms, time_bank_ms=time_bank_ms,
+            handshake_ms=handshake_ms, time_bank_ms=time_bank_ms, secret=secret,
         )
         err = Console(stderr=True, highlight=False, soft_wrap=True)
         if dry_run:
             err.print(describe_plan(t, 0), markup=False)
             return
         try:
-            done = open_output(t)
+            opened = open_output(t)
         except ConfigError as exc:
             raise UserError(str(exc)) from None
-        err.print(describe_plan(t, len(done)), markup=False)
+        for problem in opened.problems:
+            err.print(f"referee: {problem}", markup=False)
+        err.print(describe_plan(t, len(opened.done)), markup=False)
         progress = PlainProgress() if quiet or not err.is_terminal else RichProgress(err)
         try:
-            outcome = trio.run(_until_interrupted, lambda: run_tournament(t, progress=progress, done=done))
+            outcome = trio.run(_until_interrupted, lambda: run_tournament(t, progress=progress, opened=opened))
         except KeyboardInterrupt:
             print(f"referee: interrupted; finished games are kept in {t.output}; "
                   "run the same command again to resume", file=sys.stderr)
