@@ -260,7 +260,7 @@ async def test_a_new_directory_gets_a_private_secret_that_deals_other_cards(tmp_
     assert not set(one.calls) & set(two.calls), "the same seed, other cards"
     same = FakePlay()
     await run_tournament(tournament(tmp_path / "three", secret=folder_secret(tmp_path / "one")), play=same)
-    assert same.calls == one.calls
+    assert same.calls == one.calls and folder_secret(tmp_path / "three") == folder_secret(tmp_path / "one")
     assert result_lines(tmp_path / "three") == result_lines(tmp_path / "one")
 
 
@@ -381,3 +381,20 @@ async def test_a_rejected_line_is_reported_in_one_line_and_logged(tmp_path, monk
                                            "problem": "authenticator does not match (forged or altered, "
                                                       "or written with another secret)"})]
     assert sorted(opened.done) == sorted(set(range(12)) - {game})
+
+
+async def test_a_torn_tail_is_cut_when_rejected_lines_are_set_aside_too(tmp_path):
+    out = tmp_path / "out"
+    await run_tournament(tournament(out), play=FakePlay())
+    path = out / "results.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    ids = [json.loads(line)["game_id"] for line in lines]
+    path.write_bytes(lines[0] + b"garbage\n" + b"".join(lines[2:11]) + lines[11][:50])
+    play = FakePlay()
+    run = await run_tournament(tournament(out), play=play)
+    assert len(play.calls) == 2 and run.resumed == 10
+    after = path.read_bytes().splitlines(keepends=True)
+    assert after[:10] == [lines[0], *lines[2:11]]
+    assert sorted(json.loads(line)["game_id"] for line in after[10:]) == sorted([ids[1], ids[11]])
+    (aside,) = (out / "results.rejected.jsonl").read_text().splitlines()
+    assert json.loads(aside)["raw"] == "garbage", "a torn tail is cut, not set aside"
