@@ -14,12 +14,19 @@ Placeholders in an entrant's ``command`` and ``args``, replaced per seat:
 ``{seed}`` a seed for the bot's own randomness (from the deal seed, the
 seat and the entrant's name, see ``schedule.bot_seed``), ``{seat}`` the seat number, ``{game}`` the
 game id.  Nothing else in braces is touched.
+
+``secret_file`` names a file holding a tournament secret (``SECRET_BYTES``
+bytes as hex, see ``schedule``), relative to the file's folder like other
+paths; without it the runner makes a new secret for a new output directory
+and keeps it there.  The secret itself never goes into the tournament file,
+``Tournament.identity`` or ``tournament.json``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import secrets
 import shlex
 import shutil
 import tomllib
@@ -34,7 +41,7 @@ from referee.games import GAMES, GameError, GameSpec, get_game
 from referee.match.bubblewrap import SandboxMode
 from referee.match.types import BotSpec, Limits
 
-from .schedule import ScheduledGame, bot_seed, schedule, total_games
+from .schedule import SECRET_BYTES, ScheduledGame, bot_seed, schedule, total_games
 
 _DEFAULT_LIMITS = Limits()
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php", ".R", ".jl")
@@ -42,6 +49,22 @@ SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".
 
 class ConfigError(ValueError):
     """The tournament settings are wrong: the user's fault, one line of text."""
+
+
+def parse_secret(text: str, source: str) -> bytes:
+    """A tournament secret from its hex text (surrounding whitespace ignored)."""
+    text = text.strip()
+    try:
+        secret = bytes.fromhex(text)
+    except ValueError:
+        secret = b""
+    if len(secret) != SECRET_BYTES or len(text) != 2 * SECRET_BYTES:
+        raise ConfigError(f"{source}: a tournament secret is {2 * SECRET_BYTES} hex digits ({SECRET_BYTES} bytes)")
+    return secret
+
+
+def new_secret() -> bytes:
+    return secrets.token_bytes(SECRET_BYTES)
 
 
 def available_cores() -> list[int]:
@@ -135,6 +158,8 @@ class TournamentConfig(_Model):
     output: str | None = None
     sandbox: SandboxMode = Field(
         SandboxMode.AUTO, description="auto | required | off: run each bot in a bubblewrap sandbox (docs/security.md)")
+    secret_file: str | None = Field(
+        None, description="file holding the tournament secret as hex; default: the output directory's own")
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     entrants: list[EntrantConfig] = Field(min_length=1)
 
@@ -188,6 +213,10 @@ class Tournament:
     jobs: int
     pin_cores: bool = True
     source: Path | None = field(default=None, compare=False)  # the tournament file, hidden from bots
+    secret_path: Path | None = field(default=None, compare=False, repr=False)  # secret_file, hidden too
+    # Given explicitly (``secret_file``, ``--secret``) or, once the output
+    # directory is open, its own (``runner.open_output`` binds it).
+    secret: bytes | None = field(default=None, repr=False)
     _schedule: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -196,7 +225,7 @@ class Tournament:
 
     def hidden_paths(self) -> tuple[Path, ...]:
         """What no sandboxed bot may see, even inside a folder it can read."""
-        return (self.output, *([self.source] if self.source is not None else []))
+        return (self.output, *(p for p in (self.source, self.secret_path) if p is not None))
 
     @property
     def network_entrants(self) -> tuple[str, ...]:
@@ -205,9 +234,16 @@ class Tournament:
     def entrant(self, name: str) -> Entrant:
         return next(e for e in self.entrants if e.name == name)
 
+    def with_secret(self, secret: bytes) -> "Tournament":
+        return dataclasses.replace(self, secret=secret, _schedule=[])
+
     def schedule(self) -> list[ScheduledGame]:
+        """Every game with its deal seed; needs the secret (``with_secret``)."""
+        if self.secret is None:
+            raise ValueError("the tournament secret is not known yet: open the output directory first")
         if not self._schedule:
-            self._schedule.extend(schedule(self.names, self.num_teams, self.games_per_pairing, self.seed))
+            self._schedule.extend(
+                schedule(self.names, self.num_teams, self.games_per_pairing, self.seed, self.secret))
         return self._schedule
 
     def total_games(self) -> int:
@@ -327,6 +363,7 @@ def resolve(
         entrants.append(entrant)
 
     output = Path(config.output) if config.output else Path("runs") / f"{spec.name}-seed{config.seed}"
+    secret = _read_secret_file(base_dir / config.secret_file) if config.secret_file else None
     return Tournament(
         game=spec.name,
         options=options,
@@ -340,7 +377,19 @@ def resolve(
         output=(base_dir / output).resolve() if not output.is_absolute() else output,
         jobs=config.jobs or default_jobs(),
         pin_cores=config.pin_cores,
+        secret=secret,
+        secret_path=(base_dir / config.secret_file).resolve() if config.secret_file else None,
     )
+
+
+def _read_secret_file(path: Path) -> bytes:
+    try:
+        text = path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        raise ConfigError(f"secret_file {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"secret_file {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    return parse_secret(text, f"secret_file {path}")
 
 
 def _game_spec(name: str, registry: Mapping[str, GameSpec]) -> GameSpec:

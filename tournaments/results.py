@@ -1,20 +1,30 @@
 """One finished game as a line of ``results.jsonl``, and reading that file back.
 
 The line holds what standings need (who sat where, how the game ended, who
-faulted and why) and a pointer to the full record; standings read nothing
-else.  ``duration_s`` is kept for the curious but no statistic uses it, so
-standings never depend on timing.
+faulted and why), a pointer to the full record and the SHA-256 of that record
+file; standings read nothing else.  ``duration_s`` is kept for the curious but
+no statistic uses it, so standings never depend on timing.
+
+Every line carries an authenticator, ``mac``: HMAC-SHA256 under the
+tournament secret (see ``schedule``) of the line's canonical content, which is
+every field but ``mac`` as JSON with sorted keys, no spaces and ASCII escapes
+(``result_mac``).  Without the secret a line cannot be forged or altered: a
+bot that appends "win" lines, or edits a score, writes lines that fail their
+MAC.  (Deleting a line is not prevented: its game is simply played again.)
 
 A line is written only after its game has ended, with one ``write`` followed
-by ``fsync``; after a crash the file is a prefix of complete lines, possibly
-followed by one torn line.  ``parse_results`` keeps the complete lines and
-says where the good prefix ends, so the runner can cut the torn tail before
-appending.
+by ``fsync``; after a crash the file is complete lines, possibly followed by
+one torn line without its newline.  ``parse_results`` judges each complete
+line on its own, so a bad line anywhere costs only itself, and says where the
+complete lines end, so the runner can cut the torn tail before appending.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +32,14 @@ from referee.match.types import MatchResult
 
 from .schedule import ScheduledGame
 
-RESULT_VERSION = 1
+RESULT_VERSION = 2  # 2: lines carry record_sha256 and mac
+MAC_TAG = b"referee-result-v2\x1f"  # keeps result MACs apart from deal seeds, keyed by the same secret
+
+
+def result_mac(secret: bytes, content: Mapping[str, Any]) -> str:
+    """The authenticator of a result line whose fields but ``mac`` are ``content``."""
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hmac.new(secret, MAC_TAG + canonical.encode("ascii"), hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +76,7 @@ class GameResult:
     decisions: int = 0
     duration_s: float = 0.0
     record: str | None = None  # path relative to the output directory
+    record_sha256: str | None = None  # hex SHA-256 of the record file, set when the line is written
 
     @property
     def deal_key(self) -> tuple[tuple[str, ...], int]:
@@ -98,10 +116,14 @@ class GameResult:
             "decisions": self.decisions,
             "duration_s": self.duration_s,
             "record": self.record,
+            "record_sha256": self.record_sha256,
         }
 
-    def to_line(self) -> bytes:
-        return (json.dumps(self.to_json(), separators=(",", ":")) + "\n").encode("utf-8")
+    def to_line(self, secret: bytes) -> bytes:
+        """The ``results.jsonl`` line, authenticated under ``secret``."""
+        content = self.to_json()
+        line = {**content, "mac": result_mac(secret, content)}
+        return (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "GameResult":
@@ -120,6 +142,7 @@ class GameResult:
             decisions=int(data.get("decisions", 0)),
             duration_s=float(data.get("duration_s", 0.0)),
             record=data.get("record"),
+            record_sha256=data.get("record_sha256"),
         )
 
     def matches(self, game: ScheduledGame) -> bool:
@@ -129,28 +152,72 @@ class GameResult:
 
 
 @dataclass(frozen=True, slots=True)
+class ResultLine:
+    """One complete line of ``results.jsonl``: a result, or the reason it was rejected."""
+
+    number: int  # 1-based line number in the file
+    raw: bytes  # the line as read, with its newline
+    result: GameResult | None = None  # None when rejected
+    problem: str | None = None  # why the line was rejected
+    claimed_game: int | None = None  # the game id the line names, when it names one
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedResults:
-    results: dict[int, GameResult]  # by game id; first line wins on duplicates
-    good_bytes: int  # length of the prefix made of complete, valid lines
-    dropped: int  # lines after that prefix (a torn tail), to be cut
+    lines: tuple[ResultLine, ...]  # every complete line, in file order
+    good_bytes: int  # length of the complete lines: where a torn tail starts
+    dropped: int  # a torn last line (no newline): 0 or 1, to be cut
+
+    @property
+    def results(self) -> dict[int, GameResult]:
+        """The accepted results by game id; the first line wins on duplicates."""
+        out: dict[int, GameResult] = {}
+        for line in self.lines:
+            if line.result is not None:
+                out.setdefault(line.result.game_id, line.result)
+        return out
+
+    @property
+    def rejected(self) -> list[ResultLine]:
+        return [line for line in self.lines if line.result is None]
 
 
-def parse_results(data: bytes) -> ParsedResults:
-    """Read ``results.jsonl``.  Lines are valid up to the first line that is
-    unterminated or unreadable; that line and everything after it is dropped
-    (only a crash during a write can produce one, and it can only be last)."""
-    results: dict[int, GameResult] = {}
+def parse_results(data: bytes, *, secret: bytes | None = None) -> ParsedResults:
+    """Read ``results.jsonl``, judging every complete line on its own.
+
+    A line is rejected when it is not JSON, not a result line, or, given
+    ``secret``, when its ``mac`` is missing or wrong; the lines around it are
+    unaffected.  A last line without its newline is a write torn by a crash:
+    it is counted in ``dropped``, never judged.  Without ``secret`` lines are
+    read but not authenticated (for tools and tests; resuming always
+    authenticates)."""
+    lines: list[ResultLine] = []
     pos = 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        if nl < 0:
-            break
-        try:
-            result = GameResult.from_json(json.loads(data[pos:nl]))
-        except (ValueError, KeyError, TypeError):
-            break
-        results.setdefault(result.game_id, result)
+    while (nl := data.find(b"\n", pos)) >= 0:
+        lines.append(_judge(len(lines) + 1, data[pos:nl + 1], secret))
         pos = nl + 1
-    tail = data[pos:]
-    dropped = tail.count(b"\n") + (0 if tail.endswith(b"\n") or not tail else 1)
-    return ParsedResults(results, pos, dropped)
+    return ParsedResults(tuple(lines), pos, 1 if pos < len(data) else 0)
+
+
+def _judge(number: int, raw: bytes, secret: bytes | None) -> ResultLine:
+    try:
+        data = json.loads(raw)
+    except ValueError:  # UnicodeDecodeError included
+        return ResultLine(number, raw, problem="not JSON")
+    if not isinstance(data, dict):
+        return ResultLine(number, raw, problem="not a JSON object")
+    claimed = data.get("game_id")
+    claimed = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
+    mac = data.pop("mac", None)
+    if secret is not None:
+        if not isinstance(mac, str):
+            return ResultLine(number, raw, problem="no authenticator (mac)", claimed_game=claimed)
+        if not hmac.compare_digest(mac.encode("utf-8", "replace"), result_mac(secret, data).encode("ascii")):
+            return ResultLine(number, raw, problem="authenticator does not match (forged or altered, "
+                              "or written with another secret)", claimed_game=claimed)
+    try:
+        result = GameResult.from_json(data)
+    except (ValueError, KeyError, TypeError) as exc:
+        what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+        return ResultLine(number, raw, problem=f"not a result line ({what})", claimed_game=claimed)
+    return ResultLine(number, raw, result=result, claimed_game=result.game_id)

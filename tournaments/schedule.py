@@ -16,21 +16,31 @@ So a pairing plays ``games_per_pairing * num_teams!`` games.
 
 Game ids are positions in ``schedule()``'s list, ordered deal-major (deal 0 of
 every pairing, then deal 1, ...) so that a tournament stopped half way has
-played every pairing about equally.  Seeds are SHA-256 of the tournament seed,
-the pairing's names (sorted) and the deal index: independent of scheduling,
-of ``jobs`` and of the order the entrants are listed in, and equal for all
-arrangements of one deal.
+played every pairing about equally.  None of this depends on any seed, so the
+schedule is public.
+
+Deal seeds are secret: HMAC-SHA256 keyed with the **tournament secret** (random
+bytes kept in the output directory, never in the tournament file or
+``tournament.json``) over the tournament seed, the pairing's names (sorted)
+and the deal index.  Knowing the tournament file is therefore not knowing the
+cards; the same secret (the same output directory, or one given explicitly)
+gives the same deals.  They are independent of scheduling, of ``jobs`` and of
+the order the entrants are listed in, and equal for all arrangements of one
+deal.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 SEED_BITS = 63  # seeds stay positive and fit a signed 64-bit integer in any bot's JSON parser
+SECRET_BYTES = 32  # length of a tournament secret
+DEAL_TAG = "referee-deal-v2"  # v1 hashed the tournament seed alone, without a secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,15 +62,30 @@ class ScheduledGame:
         return (self.pairing, self.deal)
 
 
-def stable_hash(*parts: object) -> int:
-    """A SEED_BITS-bit integer from SHA-256 of the parts (stable across runs and machines)."""
-    text = "\x1f".join(str(p) for p in parts)
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
+def _join(parts: tuple[object, ...]) -> bytes:
+    return "\x1f".join(str(p) for p in parts).encode("utf-8")
+
+
+def _seed_bits(digest: bytes) -> int:
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
 
 
-def deal_seed(tournament_seed: int, pairing: Sequence[str], deal: int) -> int:
-    return stable_hash("referee-deal-v1", tournament_seed, *sorted(pairing), deal)
+def stable_hash(*parts: object) -> int:
+    """A SEED_BITS-bit integer from SHA-256 of the parts (stable across runs and machines)."""
+    return _seed_bits(hashlib.sha256(_join(parts)).digest())
+
+
+def keyed_hash(key: bytes, *parts: object) -> int:
+    """A SEED_BITS-bit integer from HMAC-SHA256 of the parts under ``key``:
+    unpredictable without the key, stable with it."""
+    return _seed_bits(hmac.new(key, _join(parts), hashlib.sha256).digest())
+
+
+def deal_seed(tournament_seed: int, secret: bytes, pairing: Sequence[str], deal: int) -> int:
+    """The seed of one deal of a pairing: needs the tournament secret."""
+    if len(secret) != SECRET_BYTES:
+        raise ValueError(f"a tournament secret has {SECRET_BYTES} bytes, got {len(secret)}")
+    return keyed_hash(secret, DEAL_TAG, tournament_seed, *sorted(pairing), deal)
 
 
 def bot_seed(game_seed: int, seat: int, entrant: str) -> int:
@@ -86,8 +111,10 @@ def total_games(num_entrants: int, num_teams: int, games_per_pairing: int) -> in
 
 
 def schedule(
-    names: Sequence[str], num_teams: int, games_per_pairing: int, tournament_seed: int
+    names: Sequence[str], num_teams: int, games_per_pairing: int, tournament_seed: int, secret: bytes
 ) -> list[ScheduledGame]:
+    """Every game of the round robin, in id order; only the seeds depend on
+    ``tournament_seed`` and ``secret``."""
     if len(set(names)) != len(names):
         raise ValueError("entrant names must be distinct")
     if num_teams < 1 or len(names) < num_teams:
@@ -96,7 +123,7 @@ def schedule(
     all_pairings = pairings(names, num_teams)
     for deal in range(games_per_pairing):
         for pairing in all_pairings:
-            seed = deal_seed(tournament_seed, pairing, deal)
+            seed = deal_seed(tournament_seed, secret, pairing, deal)
             for arrangement, teams in enumerate(arrangements(pairing)):
                 games.append(ScheduledGame(len(games), pairing, deal, arrangement, teams, seed))
     return games

@@ -4,6 +4,8 @@ Settings come from the tournament file, and flags override them (or replace
 the file entirely): ``--entrant NAME=COMMAND`` adds an entrant whose command
 runs in the current directory; ``--output`` is relative to the current
 directory, while paths inside the file are relative to the file's folder.
+``--secret HEX`` gives the tournament secret (instead of the file's
+``secret_file``, or a new one for a new output directory).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from rich.console import Console
 from referee.cli.common import make_console, parse_option_pairs, resolve_sandbox
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
-from tournaments.config import ConfigError, Tournament, load_file, parse, resolve
+from tournaments.config import ConfigError, Tournament, load_file, parse, parse_secret, resolve
 from tournaments.report import PlainProgress, RichProgress, print_standings
 from tournaments.runner import open_output, run_tournament, standings_paths
 
@@ -42,6 +44,7 @@ def build_tournament(
     handshake_ms: int | None = None,
     time_bank_ms: int | None = None,
     sandbox: str | None = None,
+    secret: str | None = None,
     cwd: Path | None = None,
 ) -> Tournament:
     """The file's settings with the flags applied on top, resolved and checked."""
@@ -55,6 +58,8 @@ def build_tournament(
     data.update({k: v for k, v in flags.items() if v is not None})
     if output is not None:
         data["output"] = str(cwd / output)
+    if secret is not None:
+        data.pop("secret_file", None)  # the flag replaces the file's setting
     if options:
         data["options"] = {**data.get("options", {}), **parse_option_pairs(list(options))}
     limits = {"decision_s": decision_ms, "handshake_s": handshake_ms, "time_bank_s": time_bank_ms}
@@ -70,6 +75,8 @@ def build_tournament(
     try:
         config = parse(data, str(file) if file is not None else "settings")
         t = resolve(config, file.parent if file is not None else cwd)
+        if secret is not None:
+            t = t.with_secret(parse_secret(secret, "--secret"))
     except ConfigError as exc:
         raise UserError(str(exc)) from None
     return dataclasses.replace(t, source=file.resolve()) if file is not None else t
@@ -126,6 +133,9 @@ def register(app: typer.Typer) -> None:
         sandbox: Annotated[Optional[SandboxMode], typer.Option(
             help="auto | required | off: run each bot in a bubblewrap sandbox (default: the file's, else "
                  "auto: bubblewrap when it works, else say so and run unisolated; docs/security.md).")] = None,
+        secret: Annotated[Optional[str], typer.Option(
+            metavar="HEX", help="Tournament secret, 64 hex digits (default: the file's secret_file, else the "
+                                "output directory's own, made at its first run). Deal seeds derive from it.")] = None,
         quiet: Annotated[bool, typer.Option(
             "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
         dry_run: Annotated[bool, typer.Option(
@@ -135,7 +145,7 @@ def register(app: typer.Typer) -> None:
         t = build_tournament(
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
             games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
-            handshake_ms=handshake_ms, time_bank_ms=time_bank_ms,
+            handshake_ms=handshake_ms, time_bank_ms=time_bank_ms, secret=secret,
             sandbox=sandbox.value if sandbox is not None else None,
         )
         err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -147,13 +157,15 @@ def register(app: typer.Typer) -> None:
             err.print(describe_plan(t, 0, isolation), markup=False)
             return
         try:
-            done = open_output(t)
+            opened = open_output(t)
         except ConfigError as exc:
             raise UserError(str(exc)) from None
-        err.print(describe_plan(t, len(done), isolation), markup=False)
+        for problem in opened.problems:
+            err.print(f"referee: {problem}", markup=False)
+        err.print(describe_plan(t, len(opened.done), isolation), markup=False)
         progress = PlainProgress() if quiet or not err.is_terminal else RichProgress(err)
         try:
-            outcome = trio.run(_until_interrupted, lambda: run_tournament(t, progress=progress, done=done))
+            outcome = trio.run(_until_interrupted, lambda: run_tournament(t, progress=progress, opened=opened))
         except KeyboardInterrupt:
             print(f"referee: interrupted; finished games are kept in {t.output}; "
                   "run the same command again to resume", file=sys.stderr)

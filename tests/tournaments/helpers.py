@@ -9,7 +9,10 @@ import trio
 from referee.games import Outcome
 from referee.match.types import Fault, FaultReason, MatchResult
 from tournaments.results import GameFault, GameResult, parse_results
+from tournaments.runner import SECRET_FILE
 from tournaments.schedule import stable_hash
+
+SECRET = bytes(range(32))  # a fixed tournament secret, for runs that must deal the same cards
 
 
 def result(game_id: int, teams: tuple[str, ...], scores: tuple[int, ...], *, winners=None, status=None,
@@ -26,11 +29,17 @@ def result(game_id: int, teams: tuple[str, ...], scores: tuple[int, ...], *, win
     )
 
 
+def folder_secret(out: Path) -> bytes:
+    return bytes.fromhex((out / SECRET_FILE).read_text())
+
+
 def result_lines(out: Path) -> dict[int, dict]:
-    """Each game's results.jsonl line as JSON, by game id, without its timing."""
-    parsed = parse_results((out / "results.jsonl").read_bytes())
-    assert parsed.dropped == 0
-    return {i: {k: v for k, v in r.to_json().items() if k != "duration_s"} for i, r in parsed.results.items()}
+    """Each game's results.jsonl line as JSON, by game id, every line authentic, without
+    its timing and its record's hash (a record holds its start time)."""
+    parsed = parse_results((out / "results.jsonl").read_bytes(), secret=folder_secret(out))
+    assert parsed.dropped == 0 and parsed.rejected == []
+    return {i: {k: v for k, v in r.to_json().items() if k not in ("duration_s", "record_sha256")}
+            for i, r in parsed.results.items()}
 
 
 def skill(name: str) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 from tournaments.results import parse_results
 
 from ..match.hostile import count_lines, kill_when
-from .helpers import result_lines
+from .helpers import SECRET, folder_secret, result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "tournaments" / "examples"
@@ -122,6 +123,8 @@ def test_a_crashing_bot_forfeits_only_its_own_games(tmp_path):
     (["--entrant", f"a={BOT}"], ["no game"]),
     (["--game", "back-alley"], ["no entrants"]),
     (["--game", "back-alley", "--entrant", "nameonly"], ["expected NAME=COMMAND"]),
+    (["--game", "back-alley", "--entrant", f"a={BOT}", "--entrant", f"b={BOT}", "--secret", "abc"],
+     ["--secret: a tournament secret is 64 hex digits"]),
 ])
 def test_bad_settings_print_one_line_and_exit_2(tmp_path, args, fragments):
     assert_user_error(referee("run", *args, "--output", tmp_path / "out"), *fragments)
@@ -150,6 +153,7 @@ KILL_TOML = """\
 game = "back-alley"
 seed = 11
 games_per_pairing = 3
+secret_file = "secret.hex"   # both directories deal the same cards
 [limits]
 decision_s = 20.0      # no timeouts on a busy machine: forfeits would break determinism
 handshake_s = 60.0
@@ -184,6 +188,7 @@ def unfinished_records(out: Path) -> set[int]:
 def test_sigkill_and_resume_give_exactly_the_standings_of_an_uninterrupted_run(tmp_path):
     toml = tmp_path / "t.toml"
     toml.write_text(KILL_TOML.format(python=sys.executable, bot=ROOT / "sample_bots" / "random_bot.py"))
+    (tmp_path / "secret.hex").write_text(SECRET.hex())
     total = 3 * 3 * 2
 
     broken = tmp_path / "broken"
@@ -232,3 +237,125 @@ def test_ctrl_c_stops_with_one_line_keeps_finished_games_and_resumes(tmp_path):
     res = referee("run", EXAMPLES / "back-alley.toml", "--output", out, "-q")
     assert res.returncode == 0 and f"resuming, {len(kept.results)} already played" in res.stderr
     assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(12))
+
+
+# ---------------------------------------------------------------------------
+# The tournament secret and authenticated results, with real bots.
+
+SECRET_TOML = """\
+game = "back-alley"
+seed = 5
+games_per_pairing = 1
+[limits]
+decision_s = 20.0      # no timeouts on a busy machine: forfeits would break determinism
+handshake_s = 60.0
+[[entrants]]
+name = "r1"
+command = "{bot} {{seed}}"
+[[entrants]]
+name = "r2"
+command = "{bot} {{seed}}"
+[[entrants]]
+name = "r3"
+command = "{bot} {{seed}}"
+"""
+
+
+@pytest.fixture(scope="module")
+def secret_runs(tmp_path_factory):
+    """One tournament run three times: in ``a``; in ``b`` (same file, own secret);
+    in ``c`` with ``--secret`` of ``a``."""
+    root = tmp_path_factory.mktemp("secret")
+    toml = root / "t.toml"
+    toml.write_text(SECRET_TOML.format(bot=BOT))
+    outs = {name: root / name for name in "abc"}
+    for name in "ab":
+        res = referee("run", toml, "--output", outs[name], "-q")
+        assert res.returncode == 0, res.stderr
+    res = referee("run", toml, "--output", outs["c"], "--secret", folder_secret(outs["a"]).hex(), "-q")
+    assert res.returncode == 0, res.stderr
+    return toml, outs
+
+
+def seeds(out: Path) -> dict[int, int]:
+    return {i: r["seed"] for i, r in result_lines(out).items()}
+
+
+def public(out: Path) -> dict[int, tuple]:
+    return {i: (r["pairing"], r["deal"], r["arrangement"], r["teams"]) for i, r in result_lines(out).items()}
+
+
+def test_a_new_directory_deals_other_cards_on_the_same_schedule_unless_given_the_secret(secret_runs):
+    _, outs = secret_runs
+    a, b, c = outs["a"], outs["b"], outs["c"]
+    assert sorted(seeds(a)) == list(range(6)) and public(a) == public(b) == public(c)
+    assert folder_secret(a) != folder_secret(b)
+    assert not set(seeds(a).values()) & set(seeds(b).values()), "same tournament file, other cards"
+    assert folder_secret(c) == folder_secret(a) and seeds(c) == seeds(a)
+    assert result_lines(c) == result_lines(a), "same secret, same seeded bots: same games"
+    assert (c / "standings.json").read_bytes() == (a / "standings.json").read_bytes()
+
+
+def test_the_secret_file_is_private_and_written_nowhere_else(secret_runs):
+    _, outs = secret_runs
+    for out in outs.values():
+        secret = out / "secret"
+        assert secret.stat().st_mode & 0o777 == 0o600
+        text = secret.read_text()
+        assert len(text.strip()) == 64 and "secret" not in json.loads((out / "tournament.json").read_text())
+        elsewhere = [p for p in out.rglob("*") if p.is_file() and p != secret]
+        assert len(elsewhere) > 6
+        assert not [p for p in elsewhere if text.strip().encode() in p.read_bytes()]
+
+
+def test_resuming_with_another_secret_is_refused_in_one_line(secret_runs):
+    toml, outs = secret_runs
+    before = (outs["a"] / "results.jsonl").read_bytes()
+    res = referee("run", toml, "--output", outs["a"], "--secret", folder_secret(outs["b"]).hex())
+    assert_user_error(res, f"{outs['a']} was started with another secret, refusing to resume")
+    assert (outs["a"] / "results.jsonl").read_bytes() == before
+    res = referee("run", toml, "--output", outs["a"], "--secret", folder_secret(outs["a"]).hex(), "-q")
+    assert res.returncode == 0 and "resuming, 6 already played" in res.stderr
+
+
+def test_damaged_results_and_records_cost_only_their_own_games(secret_runs, tmp_path):
+    toml, outs = secret_runs
+    out = tmp_path / "damaged"
+    shutil.copytree(outs["a"], out)
+    path = out / "results.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    ids = [json.loads(line)["game_id"] for line in lines]
+    # Line 2 corrupt; line 4 edited to swap the scores and the winner (its MAC no longer
+    # matches); a forged "win" line without a MAC before line 5; game of line 6's record altered.
+    edited = json.loads(lines[3])
+    edited["scores"], edited["winners"] = edited["scores"][::-1], [1 - w for w in edited["winners"]]
+    win = {k: v for k, v in json.loads(lines[4]).items() if k != "mac"} | {"status": "win", "winners": [0]}
+    damaged = [lines[0], b'{"game_id": 3, "sta\xfftus"\n', lines[2], json.dumps(edited).encode() + b"\n",
+               json.dumps(win).encode() + b"\n", lines[4], lines[5]]
+    path.write_bytes(b"".join(damaged))
+    record = out / "records" / f"{ids[5]:06d}.jsonl"
+    record.write_bytes(record.read_bytes().replace(b'"record":"decision"', b'"record":"decisioN"', 1))
+    replayed = {ids[1], ids[3], ids[5]}
+
+    res = referee("run", toml, "--output", out, "-q")
+    assert res.returncode == 0, res.stderr
+    reports = [line for line in res.stderr.splitlines() if line.startswith("referee: ")]
+    assert reports == [
+        f"referee: {path} line 2: not JSON; moved to results.rejected.jsonl",
+        f"referee: {path} line 4 (game {ids[3]}): authenticator does not match (forged or altered, or written "
+        f"with another secret); moved to results.rejected.jsonl, game {ids[3]} will be played again",
+        f"referee: {path} line 5 (game {ids[4]}): no authenticator (mac); moved to results.rejected.jsonl",
+        f"referee: {path} line 7 (game {ids[5]}): its record records/{ids[5]:06d}.jsonl does not match the "
+        f"SHA-256 in the line (altered after the game); moved to results.rejected.jsonl, "
+        f"game {ids[5]} will be played again",
+    ]
+    assert "resuming, 3 already played" in res.stderr
+    after = path.read_bytes().splitlines(keepends=True)
+    assert after[:3] == [lines[0], lines[2], lines[4]], "every other line kept, in its place"
+    assert {json.loads(line)["game_id"] for line in after[3:]} == replayed and len(after) == 6
+    assert result_lines(out) == result_lines(outs["a"]), "the same deals and the same games again"
+    assert (out / "standings.json").read_bytes() == (outs["a"] / "standings.json").read_bytes()
+    assert (out / "standings.csv").read_bytes() == (outs["a"] / "standings.csv").read_bytes()
+    aside = [json.loads(line) for line in (out / "results.rejected.jsonl").read_text().splitlines()]
+    assert [a["raw"].encode("utf-8", "surrogateescape") + b"\n" for a in aside] == [
+        damaged[1], damaged[3], damaged[4], lines[5]]

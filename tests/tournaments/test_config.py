@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.config import ConfigError, describe_differences, load_file, parse, resolve
+from tournaments.config import ConfigError, describe_differences, load_file, parse, parse_secret, resolve
+
+from .helpers import SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "tournaments" / "examples").glob("*.toml"))
@@ -34,7 +36,7 @@ def test_every_example_file_is_valid_and_covers_every_game():
         t = resolve(parse(load_file(path), str(path)), path.parent)
         assert t.output.is_relative_to(path.parent), "output is relative to the file's folder"
         assert all(e.cwd.is_dir() for e in t.entrants)
-        assert len(t.schedule()) == t.total_games()
+        assert len(t.with_secret(SECRET).schedule()) == t.total_games()
 
 
 def test_players_shortcut_sets_the_pegs_and_jokers_option():
@@ -60,7 +62,7 @@ def test_relative_cwd_and_output_are_resolved_against_the_base_folder(tmp_path):
 
 def test_placeholders_become_per_seat_values_and_nothing_else_changes():
     t = build(entrants=[{"name": "a", "command": BOT, "args": ["{seed}", "--json={\"x\": 1}", "s{seat}g{game}"]},
-                        {"name": "b", "command": BOT}])
+                        {"name": "b", "command": BOT}]).with_secret(SECRET)
     game = t.schedule()[0]
     bots = t.bots(game)
     assert len(bots) == 4 and [b.name for b in bots] == ["a", "b", "a", "b"]
@@ -140,3 +142,42 @@ def test_a_changed_entrant_list_is_described_by_names():
     old = {"entrants": [{"name": "a"}, {"name": "b"}]}
     new = {"entrants": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
     assert describe_differences(old, new) == ["entrants were a, b, now a, b, c"]
+
+
+def test_the_schedule_needs_the_secret_and_the_secret_is_never_in_the_identity():
+    t = build()
+    with pytest.raises(ValueError, match="secret is not known yet"):
+        t.schedule()
+    bound = t.with_secret(SECRET)
+    assert len(bound.schedule()) == t.total_games()
+    assert bound.identity() == t.identity() and bound.to_json() == t.to_json()
+    assert SECRET.hex() not in repr(bound) + str(bound.to_json())
+
+
+def test_secret_file_is_read_relative_to_the_base_folder(tmp_path):
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "s").write_text(SECRET.hex() + "\n")
+    t = build(tmp_path, secret_file="keys/s")
+    assert t.secret == SECRET
+    assert build(tmp_path).secret is None, "no setting: the output directory decides"
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "no such file"),
+    ("00" * 31, "64 hex digits"),
+    ("zz" * 32, "64 hex digits"),
+    ("00" * 33, "64 hex digits"),
+])
+def test_a_bad_secret_file_is_refused_in_one_line(tmp_path, content, message):
+    if content is not None:
+        (tmp_path / "s").write_text(content)
+    with pytest.raises(ConfigError, match=message) as info:
+        build(tmp_path, secret_file="s")
+    assert str(info.value).startswith(f"secret_file {tmp_path / 's'}: ") and "\n" not in str(info.value)
+
+
+def test_parse_secret_takes_exactly_32_bytes_of_hex():
+    assert parse_secret(f"  {SECRET.hex().upper()}\n", "x") == SECRET
+    for bad in ("", "0x" + "00" * 31, "00 " * 32):
+        with pytest.raises(ConfigError, match="^--secret: a tournament secret is 64 hex digits"):
+            parse_secret(bad, "--secret")

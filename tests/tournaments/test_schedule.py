@@ -6,16 +6,21 @@ import itertools
 import math
 from collections import Counter
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tournaments.schedule import bot_seed, deal_seed, schedule, stable_hash, total_games
 
 NAMES = ["a", "b", "c", "d"]
+SECRET = bytes(range(32))
+OTHER = bytes(32)
+# HMAC-SHA256(SECRET, "referee-deal-v2\x1f3\x1frandom-a\x1frandom-b\x1f0"), top 63 bits
+PINNED_DEAL_SEED = 6720021277586714034
 
 
 def test_two_team_round_robin_plays_every_pair_in_both_seatings_on_each_deal():
-    games = schedule(NAMES, 2, 3, tournament_seed=5)
+    games = schedule(NAMES, 2, 3, tournament_seed=5, secret=SECRET)
     assert len(games) == 6 * 3 * 2 == total_games(4, 2, 3)
     per_pairing = Counter(g.pairing for g in games)
     assert set(per_pairing) == set(itertools.combinations(NAMES, 2))
@@ -27,7 +32,7 @@ def test_two_team_round_robin_plays_every_pair_in_both_seatings_on_each_deal():
 
 
 def test_three_team_round_robin_plays_every_triple_in_all_six_seatings():
-    games = schedule(NAMES, 3, 1, tournament_seed=0)
+    games = schedule(NAMES, 3, 1, tournament_seed=0, secret=SECRET)
     assert len(games) == math.comb(4, 3) * 6
     by_deal = {}
     for g in games:
@@ -37,30 +42,44 @@ def test_three_team_round_robin_plays_every_triple_in_all_six_seatings():
 
 
 def test_game_ids_are_positions_and_deals_come_deal_major():
-    games = schedule(NAMES, 2, 2, tournament_seed=1)
+    games = schedule(NAMES, 2, 2, tournament_seed=1, secret=SECRET)
     assert [g.id for g in games] == list(range(len(games)))
     first_half = games[: len(games) // 2]
     assert {g.deal for g in first_half} == {0}, "a half-played tournament has met every pairing"
 
 
 def test_team_of_seat_is_seat_mod_teams():
-    g = schedule(["x", "y", "z"], 3, 1, tournament_seed=0)[1]
+    g = schedule(["x", "y", "z"], 3, 1, tournament_seed=0, secret=SECRET)[1]
     assert g.seat_entrants(6) == (g.teams * 2)
-    g2 = schedule(["x", "y"], 2, 1, tournament_seed=0)[1]
+    g2 = schedule(["x", "y"], 2, 1, tournament_seed=0, secret=SECRET)[1]
     assert g2.seat_entrants(8) == ("y", "x") * 4  # Pegs and Jokers with 8 players
 
 
 def test_deal_seeds_differ_between_deals_and_pairings_and_tournament_seeds():
-    seeds = {g.seed for g in schedule(NAMES, 2, 5, tournament_seed=9)}
+    seeds = {g.seed for g in schedule(NAMES, 2, 5, tournament_seed=9, secret=SECRET)}
     assert len(seeds) == 6 * 5
-    assert deal_seed(1, ("a", "b"), 0) != deal_seed(2, ("a", "b"), 0)
+    assert deal_seed(1, SECRET, ("a", "b"), 0) != deal_seed(2, SECRET, ("a", "b"), 0)
+
+
+def test_another_secret_deals_other_cards_on_the_same_schedule():
+    mine = schedule(NAMES, 2, 3, tournament_seed=5, secret=SECRET)
+    other = schedule(NAMES, 2, 3, tournament_seed=5, secret=OTHER)
+    public = lambda g: (g.id, g.pairing, g.deal, g.arrangement, g.teams)  # noqa: E731
+    assert [public(g) for g in mine] == [public(g) for g in other]
+    assert not {g.seed for g in mine} & {g.seed for g in other}
+    assert [g.seed for g in schedule(NAMES, 2, 3, tournament_seed=5, secret=SECRET)] == [g.seed for g in mine]
+
+
+def test_a_secret_of_the_wrong_length_is_refused():
+    with pytest.raises(ValueError, match="32 bytes"):
+        deal_seed(1, b"short", ("a", "b"), 0)
 
 
 def test_seeds_are_stable_across_runs_and_machines():
     # SHA-256 based: changing these values breaks the resume of old tournaments.
     assert stable_hash("x", 1) == stable_hash("x", 1)
-    assert deal_seed(3, ("random-a", "random-b"), 0) == deal_seed(3, ("random-b", "random-a"), 0)
-    assert deal_seed(3, ("random-a", "random-b"), 0) == 2526104407888831811
+    assert deal_seed(3, SECRET, ("random-a", "random-b"), 0) == deal_seed(3, SECRET, ("random-b", "random-a"), 0)
+    assert deal_seed(3, SECRET, ("random-a", "random-b"), 0) == PINNED_DEAL_SEED
     assert 0 <= bot_seed(123, 2, "bot") < 2**63
 
 
@@ -73,9 +92,9 @@ def test_schedule_size_and_seeds_do_not_depend_on_entrant_order(n, k, gpp, seed)
     if n < k:
         return
     names = [f"e{i}" for i in range(n)]
-    games = schedule(names, k, gpp, seed)
+    games = schedule(names, k, gpp, seed, SECRET)
     assert len(games) == total_games(n, k, gpp)
-    reordered = schedule(list(reversed(names)), k, gpp, seed)
+    reordered = schedule(list(reversed(names)), k, gpp, seed, SECRET)
     key = lambda g: (frozenset(g.pairing), g.deal)  # noqa: E731
     assert {key(g): g.seed for g in games} == {key(g): g.seed for g in reordered}
     # every entrant sits on every team equally often

@@ -19,7 +19,7 @@ from tournaments.runner import TournamentError, run_tournament
 from tournaments.workers import WorkerError, can_pin, open_worker_pool
 
 from ..match.hostile import assert_no_survivors, live_marked, marked_processes
-from .helpers import result_lines
+from .helpers import SECRET, result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
@@ -43,8 +43,9 @@ def bots(n: int = 4, script: Path = RANDOM_BOT) -> list[BotSpec]:
 
 
 async def test_workers_give_exactly_the_results_of_playing_in_process(tmp_path):
-    in_process = await run_tournament(tournament(tmp_path / "here"), play=run_match)
-    in_workers = await run_tournament(tournament(tmp_path / "workers"))
+    # One secret for both directories, so both deal the same cards.
+    in_process = await run_tournament(tournament(tmp_path / "here").with_secret(SECRET), play=run_match)
+    in_workers = await run_tournament(tournament(tmp_path / "workers").with_secret(SECRET))
     assert in_process.played == in_workers.played == 4
     assert result_lines(tmp_path / "here") == result_lines(tmp_path / "workers")
     for game_id in range(4):  # the records match too, line for line, but for timings
