@@ -173,7 +173,8 @@ def test_the_runner_turns_any_reply_into_a_result_without_hanging(line):
     with tempfile.TemporaryDirectory() as tmp:
         reply = Path(tmp) / "reply.bin"
         reply.write_bytes(line)
-        bots = [BotSpec("replier", (sys.executable, str(REPLIER), "--reply", str(reply)))]
+        # The reply file is given to the sandboxed bot as an extra read-only path.
+        bots = [BotSpec("replier", (sys.executable, str(REPLIER), "--reply", str(reply)), ro_paths=(str(reply),))]
         bots += [BotSpec("random", (sys.executable, str(RANDOM_BOT), str(s))) for s in (1, 2, 3)]
         limits = Limits(handshake_s=5, decision_s=2, max_line_bytes=4096, grace_s=0.2, term_s=0.2)
 
