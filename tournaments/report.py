@@ -43,9 +43,24 @@ def _pct(iv: dict[str, float | None]) -> str:
     return f"{iv['value']:.0%} [{iv['lo']:.0%}, {iv['hi']:.0%}]"
 
 
+def sandbox_notes(sandbox: dict[str, Any] | None) -> list[str]:
+    """Warnings for standings whose games did not all run isolated (docs/security.md)."""
+    if not sandbox:
+        return []
+    notes = []
+    off = sandbox.get("games", {}).get("off", 0)
+    if off:
+        notes.append(f"WARNING: {off} game{'s' if off != 1 else ''} ran with bots NOT sandboxed")
+    if sandbox.get("network"):
+        notes.append(f"WARNING: network allowed for {', '.join(sandbox['network'])}")
+    return notes
+
+
 def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Table]:
     played, total = data["games_played"], data["games_total"]
-    caption = None if data["complete"] else f"incomplete: {played} of {total} games"
+    notes = [] if data["complete"] else [f"incomplete: {played} of {total} games"]
+    notes += sandbox_notes(data.get("sandbox"))
+    caption = "; ".join(notes) or None
     main = Table(title=f"{title} ({played} games)", caption=caption, header_style="bold")
     for col, justify in [("#", "right"), ("entrant", "left"), ("games", "right"), ("W-D-L", "right"),
                          ("win rate [95% Wilson]", "right"), ("score diff/game [95% CI]", "right"),

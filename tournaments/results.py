@@ -77,6 +77,7 @@ class GameResult:
     duration_s: float = 0.0
     record: str | None = None  # path relative to the output directory
     record_sha256: str | None = None  # hex SHA-256 of the record file, set when the line is written
+    sandbox: str = "off"  # how its bots ran: "bwrap" (isolated) or "off"
 
     @property
     def deal_key(self) -> tuple[tuple[str, ...], int]:
@@ -96,7 +97,7 @@ class GameResult:
             teams=game.teams, seed=game.seed, status=outcome.status,
             winners=tuple(outcome.winners), scores=tuple(outcome.scores), reason=outcome.reason,
             fault=fault, decisions=result.decisions, duration_s=round(result.duration_s, 3),
-            record=record,
+            record=record, sandbox=result.sandbox,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -117,6 +118,7 @@ class GameResult:
             "duration_s": self.duration_s,
             "record": self.record,
             "record_sha256": self.record_sha256,
+            "sandbox": self.sandbox,
         }
 
     def to_line(self, secret: bytes) -> bytes:
@@ -143,6 +145,7 @@ class GameResult:
             duration_s=float(data.get("duration_s", 0.0)),
             record=data.get("record"),
             record_sha256=data.get("record_sha256"),
+            sandbox=str(data.get("sandbox", "off")),
         )
 
     def matches(self, game: ScheduledGame) -> bool:

@@ -384,7 +384,8 @@ def write_standings(output: Path, standings: Standings) -> tuple[Path, Path]:
 
 def write_current_standings(t: Tournament, results: Mapping[int, GameResult]) -> Standings:
     """Standings of the games finished so far, written to standings.json / .csv."""
-    standings = compute_standings(t.names, t.num_teams, results.values(), games_total=t.total_games())
+    standings = compute_standings(t.names, t.num_teams, results.values(), games_total=t.total_games(),
+                                  network=t.network_entrants)
     write_standings(t.output, standings)
     return standings
 

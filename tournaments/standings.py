@@ -164,6 +164,13 @@ class Standings:
     paired: list[PairedComparison]
     games_played: int
     games_total: int
+    sandbox: dict[str, int] = field(default_factory=dict)  # games per mode: {"bwrap": n, "off": m}
+    network: tuple[str, ...] = ()  # entrants allowed the network (not isolated from it)
+
+    @property
+    def isolated(self) -> bool:
+        """Every game ran with its bots sandboxed and without the network."""
+        return not self.network and set(self.sandbox) <= {"bwrap"}
 
     def to_json(self) -> dict[str, Any]:
         names = [e.name for e in self.entrants]
@@ -172,6 +179,7 @@ class Standings:
             "games_total": self.games_total,
             "complete": self.games_played == self.games_total,
             "rating_model": RATING_MODEL,
+            "sandbox": {"games": dict(self.sandbox), "network": list(self.network), "isolated": self.isolated},
             "entrants": [e.to_json() for e in self.entrants],
             "head_to_head": {
                 a: {b: self.head_to_head[a][b].to_json() for b in names if b != a} for a in names
@@ -186,6 +194,7 @@ def compute_standings(
     results: Iterable[GameResult],
     *,
     games_total: int | None = None,
+    network: Sequence[str] = (),
 ) -> Standings:
     ordered = sorted(results, key=lambda r: r.game_id)
     rows = {name: EntrantStanding(name) for name in names}
@@ -230,6 +239,8 @@ def compute_standings(
         paired=paired_comparisons(names, num_teams, ordered),
         games_played=len(ordered),
         games_total=len(ordered) if games_total is None else games_total,
+        sandbox=dict(Counter(r.sandbox for r in ordered)),
+        network=tuple(network),
     )
 
 

@@ -128,3 +128,19 @@ def test_standings_of_no_games_have_every_entrant_and_no_intervals():
     assert data["complete"] is False and data["games_played"] == 0
     assert [e["games"] for e in data["entrants"]] == [0, 0]
     assert data["entrants"][0]["win_rate"]["value"] is None
+
+
+def test_standings_say_how_the_games_ran_and_warn_when_bots_were_not_isolated():
+    import dataclasses
+
+    from tournaments.report import sandbox_notes
+
+    boxed = [dataclasses.replace(result(i, ("a", "b"), (10, 5)), sandbox="bwrap") for i in range(3)]
+    s = compute_standings(["a", "b"], 2, boxed).to_json()
+    assert s["sandbox"] == {"games": {"bwrap": 3}, "network": [], "isolated": True}
+    assert sandbox_notes(s["sandbox"]) == []
+    mixed = boxed + [result(3, ("b", "a"), (1, 2))]  # a game that ran with --sandbox off
+    s = compute_standings(["a", "b"], 2, mixed, network=["b"]).to_json()
+    assert s["sandbox"] == {"games": {"bwrap": 3, "off": 1}, "network": ["b"], "isolated": False}
+    assert sandbox_notes(s["sandbox"]) == ["WARNING: 1 game ran with bots NOT sandboxed",
+                                           "WARNING: network allowed for b"]
