@@ -1,6 +1,6 @@
 """Spawn-to-ready time of a Python bot with and without the bubblewrap sandbox, same run.
 
-    python benchmarks/sandbox_spawn.py [--spawns 30] [--parts 20] [--no-parts]
+    python benchmarks/sandbox_spawn.py [--spawns 30] [--parts 20] [--no-parts] [--games 15] [--no-what-if]
 
 Each spawn goes through the real ``BotProcess``, as the match runner's
 handshake does: ``start`` (with, sandboxed, the jail ``_Match._jail``
@@ -20,15 +20,29 @@ per-pair ratios.
 Unless ``--no-parts``: where the sandbox's extra time goes, each link of the
 chain timed alone with ``/usr/bin/true`` as the program (spawned by
 ``subprocess``, as Trio does): the cgroup join (``sh``), ``prlimit``,
-``bwrap`` with the bot's binds, all three together, then the bot's
-interpreter starting and exiting bare and in the full chain; and the
-referee-side Python work per spawn (building the ``bwrap`` command line,
-making and removing the cgroup).
+``bwrap`` with the bot's binds (and without its ``/etc`` binds, and with
+its namespaces only), all three together, then the bot's interpreter
+starting and exiting bare and in the full chain; and the referee-side
+Python work per spawn (building the ``bwrap`` command line, making and
+removing the cgroup).
+
+Unless ``--games 0``: a game's four bots started at once with this process
+pinned to one core, as a tournament worker starts them (``--pin-cores``),
+off and sandboxed, and (unless ``--no-what-if``) sandboxed without the
+cgroup, with five ``/etc`` binds instead of the allow-list, without
+``prlimit``: each a monkeypatch in this process only, to show what a change
+would save per game.  The CPU column is the whole of it (cpuacct), so it
+is the figure to set beside a tournament's CPU per game.
+
+CPU is counted by a cgroup v1 ``cpuacct`` group this process joins (the
+bots and the sandbox's processes with it): ``getrusage`` misses processes
+reaped inside a pid namespace, so its column undercounts sandboxed spawns.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import statistics
@@ -135,24 +149,35 @@ def _jail() -> bubblewrap.Jail:
     return bubblewrap.Jail(scratch_mb=LIMITS.scratch_mb)
 
 
-async def spawn_once(jail: bubblewrap.Jail | None, hello: bytes) -> tuple[float, float, float, float]:
-    """(start-to-ready s, aclose s, cpuacct CPU s, rusage CPU s) of one bot through ``BotProcess``."""
+async def spawn_once(jail: bubblewrap.Jail | None, hello: bytes, seats: int = 1) -> tuple[float, float, float, float]:
+    """(start-to-ready s, aclose s, cpuacct CPU s, rusage CPU s) of ``seats`` bots started
+    at once through ``BotProcess``, as the runner's handshake does: ready = the last one's
+    ``ready``, close = all of them closed."""
     cpu0 = _cpu()
     t0 = time.perf_counter()
-    proc = BotProcess(0, SPEC, LIMITS, None, jail)
+    procs = [BotProcess(s, SPEC, LIMITS, None, jail) for s in range(seats)]
+
+    async def one(proc: BotProcess) -> None:
+        await proc.start(nursery)
+        await proc.send(hello, LIMITS.handshake_s)
+        with trio.fail_after(LIMITS.handshake_s):
+            line = await proc.receive_line()
+        if b'"ready"' not in line:
+            raise SystemExit(f"expected a ready line, got {line[:200]!r}")
+
     async with trio.open_nursery() as nursery:
         try:
-            await proc.start(nursery)
-            await proc.send(hello, LIMITS.handshake_s)
-            with trio.fail_after(LIMITS.handshake_s):
-                line = await proc.receive_line()
+            async with trio.open_nursery() as hs:
+                for p in procs:
+                    hs.start_soon(one, p)
             t1 = time.perf_counter()
-            if not line.startswith(b'{"type":"ready"') and b'"ready"' not in line:
-                raise SystemExit(f"expected a ready line, got {line[:200]!r}")
         finally:
             with trio.CancelScope(shield=True):
-                await proc.aclose()
-                await proc.wait_stderr_drained(0.2)
+                async with trio.open_nursery() as closer:
+                    for p in procs:
+                        closer.start_soon(p.aclose)
+                for p in procs:
+                    await p.wait_stderr_drained(0.2)
         t2 = time.perf_counter()
         nursery.cancel_scope.cancel()
     cpu1 = _cpu()
@@ -217,6 +242,19 @@ def _with_cgroup(rest: list[str]) -> Callable[[], None]:
     return go
 
 
+def _without_etc(argv: list[str]) -> list[str]:
+    """A bwrap command line without its ``--ro-bind /etc/...`` mounts."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--ro-bind" and argv[i + 1].startswith("/etc/") and argv.index("--") > i:
+            i += 3
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
 def parts(n: int) -> None:
     jail = _jail()
     prl = sandbox.prlimit_command(LIMITS)
@@ -224,11 +262,15 @@ def parts(n: int) -> None:
     bw_bot = jail.command(list(SPEC.command), SPEC.cwd)
     bot_exit = [sys.executable, str(BOT), "1"]  # reads an empty stdin and exits
     have_cgroup = cgroups.available() is None
+    no_etc = _without_etc(bw_true)
+    ns_only = [*bw_true[:bw_true.index("--ro-bind")], "--dev-bind", "/", "/", TRUE]
     cases: dict[str, Callable[[], None]] = {
         "true": lambda: _run([TRUE]),
         "sh -c 'exec true'": lambda: _run(["/bin/sh", "-c", 'exec "$@"', "sh", TRUE]),
         "prlimit true": lambda: _run([*prl, TRUE]),
         "bwrap true": lambda: _run(bw_true),
+        f"bwrap true, no /etc binds (-{(len(bw_true) - len(no_etc)) // 3})": lambda: _run(no_etc),
+        "bwrap true, namespaces only (bind /)": lambda: _run(ns_only),
         "prlimit bwrap true": lambda: _run([*prl, *bw_true]),
         "bot start+exit": lambda: _run(bot_exit),
         "prlimit bwrap bot start+exit": lambda: _run([*prl, *bw_bot]),
@@ -278,11 +320,77 @@ def parts(n: int) -> None:
     print(f"{'prlimit_command':>40} {'':>20} {per_call(lambda: sandbox.prlimit_command(LIMITS)):>6.3f} ms")
 
 
+# -- a game's handshake, and what-ifs --------------------------------------------------------
+
+MINIMAL_ETC = ("passwd", "group", "nsswitch.conf", "ld.so.cache", "localtime")
+
+
+@contextlib.contextmanager
+def _patched(**changes: object):
+    """Set module attributes for a what-if (``cgroups.layout``, ``bubblewrap.ETC_ALLOWED``,
+    ``sandbox.prlimit_command``), then restore them.  Nothing on disk changes."""
+    mods = {"layout": cgroups, "ETC_ALLOWED": bubblewrap, "prlimit_command": sandbox}
+    old = {k: getattr(mods[k], k) for k in changes}
+    for k, v in changes.items():
+        setattr(mods[k], k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(mods[k], k, v)
+
+
+def games(n: int, seats: int, what_if: bool) -> None:
+    """``seats`` bots started at once on one core, as a pinned tournament worker starts a game's
+    bots: the sandbox's cost per game, with the referee as it is and, with ``what_if``,
+    without parts of the chain (monkeypatched in this process only)."""
+    hello = _hello()
+    jail = _jail()
+    no_cgroup = {"layout": lambda: "what-if: no cgroup"}
+    few_etc = {"ETC_ALLOWED": MINIMAL_ETC}
+    no_prlimit = {"prlimit_command": lambda limits: []}
+    variants: dict[str, tuple[bubblewrap.Jail | None, dict]] = {"off": (None, {}), "bwrap": (jail, {})}
+    if what_if:
+        variants |= {
+            "bwrap, no cgroup": (jail, no_cgroup),
+            f"bwrap, {len(MINIMAL_ETC)} /etc binds": (jail, few_etc),
+            "bwrap, no prlimit": (jail, no_prlimit),
+            f"bwrap, no cgroup, {len(MINIMAL_ETC)} /etc": (jail, no_cgroup | few_etc),
+        }
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(before)})  # the bots inherit it, as a worker's do
+    try:
+        names = list(variants)
+        res: dict[str, list[tuple[float, float, float, float]]] = {k: [] for k in names}
+        for i in range(n + 1):  # round 0 is a warm-up, discarded
+            for k in names[i % len(names):] + names[:i % len(names)]:
+                j, patch = variants[k]
+                with _patched(**patch):
+                    out = trio.run(spawn_once, j, hello, seats)
+                if i:
+                    res[k].append(out)
+    finally:
+        os.sched_setaffinity(0, before)
+    print(f"\na game's {seats} bots started at once on one core ({n} per variant, rotating order):")
+    print(f"{'':>30} {'ready med':>10} {'close med':>10} {'CPU/game':>9} {'extra CPU':>10} {'extra wall':>11}")
+    base_cpu = statistics.mean(x[2] for x in res["off"]) * 1000
+    base_wall = statistics.median(x[0] + x[1] for x in res["off"]) * 1000
+    for k in names:
+        rm, _ = _ms([x[0] for x in res[k]])
+        cm, _ = _ms([x[1] for x in res[k]])
+        c = statistics.mean(x[2] for x in res[k]) * 1000
+        w = statistics.median(x[0] + x[1] for x in res[k]) * 1000
+        print(f"{k:>30} {rm:>7.1f} ms {cm:>7.1f} ms {c:>6.1f} ms {c - base_cpu:>+7.1f} ms {w - base_wall:>+8.1f} ms")
+    print("extra = against off: CPU (mean) and ready+close wall (median) per game")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--spawns", type=int, default=30, help="spawns per setting (default 30)")
     ap.add_argument("--parts", type=int, default=20, help="runs per link of the breakdown (default 20)")
     ap.add_argument("--no-parts", action="store_true", help="skip the breakdown")
+    ap.add_argument("--games", type=int, default=15, help="4-bot handshakes per variant (default 15; 0 skips)")
+    ap.add_argument("--no-what-if", action="store_true", help="only off and bwrap in the 4-bot handshakes")
     args = ap.parse_args()
     if (why := bubblewrap.probe()) is not None:
         raise SystemExit(f"bubblewrap does not work here: {why}")
@@ -312,6 +420,8 @@ def _main(args: argparse.Namespace) -> int:
     spawns(args.spawns)
     if not args.no_parts:
         parts(args.parts)
+    if args.games:
+        games(args.games, 4, not args.no_what_if)
     wall = time.perf_counter() - t0
     idle1, steal1 = cpu_ticks()
     load1 = os.getloadavg()
