@@ -39,7 +39,7 @@ from referee.match.record import read_record
 from referee.match.runner import run_match
 from referee.match.types import BotSpec, FaultReason, Limits
 from referee.match.verify import verify_record
-from tournaments.config import parse, resolve
+from tournaments.config import new_secret, parse, resolve
 from tournaments.results import parse_results
 from tournaments.runner import run_tournament
 
@@ -218,14 +218,14 @@ def probes_in(stderr_dir: Path) -> list[Probe]:
     return [Probe.read(p) for p in sorted(stderr_dir.rglob("seat*.log"))]
 
 
-def assert_contained(probes: list[Probe], vectors: set[str], scene: Scene) -> None:
+def assert_contained(probes: list[Probe], vectors: set[str], scene: Scene, secrets: tuple[str, ...] = ()) -> None:
     """Every probe ran every vector, none escaped, none saw a secret, and the daemon lived to game over."""
     assert probes
     holes = []
     for p in probes:
         assert set(p.reports) == vectors, (p.where, sorted(set(p.reports) ^ vectors), p.text[-2000:])
         holes += [f"{p.where}: {e}" for e in p.escapes()]
-        for secret in (str(SEED), scene.secret):
+        for secret in (str(SEED), scene.secret, *secrets):
             if secret in p.text:
                 holes.append(f"{p.where}: saw the secret {secret!r}")
         assert p.notes["daemon_started"]["pid"] > 0 and p.notes["daemon_at_game_over"]["alive"], p.where
@@ -327,16 +327,21 @@ async def test_a_bot_that_opts_in_to_the_network_reaches_loopback_and_one_that_d
 # -- a tournament: memos across games, the other seating of the same deal ---------------------------
 
 
-def probe_tournament(scene: Scene, limits: Limits, *, gentle: bool):
+def probe_tournament(scene: Scene, sandbox: str, *, gentle: bool):
     out = scene.bot_dir / "out"  # inside the entrants' own folder: the sandbox must hide it
     results = out / "results.jsonl"
-    read = {"output": out, "results": results, "records": out / "records", "stderr": out / "stderr"}
+    read = {"output": out, "results": results, "records": out / "records", "stderr": out / "stderr",
+            "secret": out / "secret"}
     append = {"results": results}
-    args = scene.args(read=read, append=append, gentle=gentle, tag="game{game}-seat{seat}")
+    secret = new_secret()  # deals the seeds and signs the results: a needle too
+    args = [*scene.args(read=read, append=append, gentle=gentle, tag="game{game}-seat{seat}"),
+            "--needle-hex", secret.hex().encode().hex()]
     data = {"game": "back-alley", "seed": 5, "games_per_pairing": 1, "jobs": 1, "output": str(out),
+            "sandbox": sandbox, "limits": {"handshake_s": SANDBOXED.handshake_s, "decision_s": SANDBOXED.decision_s},
             "entrants": [{"name": n, "command": [sys.executable, str(scene.probe)], "args": args, "cwd": str(scene.work)}
                          for n in ("a", "b")]}
-    t = dataclasses.replace(resolve(parse(data), scene.tmp), limits=limits)
+    t = resolve(parse(data), scene.tmp).with_secret(secret)
+    assert t.limits.sandbox == sandbox
     games = t.schedule()
     # Two games: both seatings of one duplicate deal, played one after the other.
     assert len(games) == 2 and games[0].seed == games[1].seed and games[0].teams == games[1].teams[::-1]
@@ -344,25 +349,27 @@ def probe_tournament(scene: Scene, limits: Limits, *, gentle: bool):
 
 
 async def test_a_sandboxed_tournament_leaves_nothing_for_the_next_game_or_seating(scene):
-    t, out, read, append = probe_tournament(scene, SANDBOXED, gentle=False)
+    t, out, read, append = probe_tournament(scene, "required", gentle=False)
     run = await run_tournament(t)
     assert run.played == 2 and all(r.fault is None for r in run.results.values())
     probes = probes_in(out / "stderr")
     assert len(probes) == 8  # 2 games, 4 seats
-    assert_contained(probes, expected(read, append), scene)
+    deal_seed = str(t.schedule()[0].seed)
+    assert_contained(probes, expected(read, append), scene, secrets=(t.secret.hex(), deal_seed))
     assert_left_no_trace(scene)
-    parsed = parse_results((out / "results.jsonl").read_bytes())
+    parsed = parse_results((out / "results.jsonl").read_bytes(), secret=t.secret)
     assert parsed.dropped == 0 and sorted(parsed.results) == [0, 1]
 
 
 async def test_unsandboxed_a_tournament_game_finds_the_memos_of_the_other_seating(scene):
-    t, out, read, append = probe_tournament(scene, UNSANDBOXED, gentle=True)
+    t, out, read, append = probe_tournament(scene, "off", gentle=True)
     await run_tournament(t)
     second = [Probe.read(p) for p in sorted((out / "stderr" / "000001").glob("*.log"))]
     assert len(second) == 4
     for p in second:
         assert "game0-seat" in p.reports["memo_seen"]["detail"], p.reports["memo_seen"]
-        assert p.ok("read:results") and p.ok("append:results")
+        assert p.ok("read:results") and p.ok("append:results") and p.ok("read:secret")
+        assert t.secret.hex() in p.reports["read:secret"]["needles"]
 
 
 # -- bots that cannot start, and every shipped bot -----------------------------------------------------
