@@ -36,11 +36,14 @@ See docs/security.md for the threat model.
 
 from __future__ import annotations
 
+import atexit
 import enum
 import functools
 import os
 import shutil
+import stat
 import subprocess
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,6 +136,50 @@ def unisolated_warning() -> str | None:
         return None
     return (f"warning: bots are NOT isolated ({why}): they can read the referee's files and each other's; "
             f"{INSTALL_HINT}, or pass --sandbox off to run unisolated on purpose")
+
+
+# -- /etc ---------------------------------------------------------------------------------
+
+
+def _world_readable(path: str) -> bool:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    if stat.S_ISLNK(mode):
+        return True
+    need = 0o005 if stat.S_ISDIR(mode) else 0o004
+    return mode & need == need
+
+
+@functools.cache
+def etc_copy(network: bool) -> Path:
+    """A private copy of the allowed ``/etc`` entries, made once per process, bound
+    read-only as the sandbox's ``/etc`` in one mount (one bind per entry cost ~5 ms
+    of CPU per bot).  Only what every user may read is copied (so not
+    ``/etc/ssl/private``): inside, the bot's uid maps to the referee's, which may
+    own files it should not see.  Removed when the process exits."""
+    root = Path(tempfile.mkdtemp(prefix="referee-etc-"))
+    atexit.register(shutil.rmtree, root, True)
+
+    def skip(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if not _world_readable(os.path.join(folder, n))]
+
+    for name in ETC_ALLOWED + (ETC_NETWORK if network else ()):
+        src, dst = "/etc/" + name, root / name
+        if not (os.path.lexists(src) and _world_readable(src)):
+            continue
+        try:
+            if os.path.islink(src):
+                os.symlink(os.readlink(src), dst)
+            elif os.path.isdir(src):
+                shutil.copytree(src, dst, symlinks=True, ignore=skip)
+            else:
+                shutil.copy2(src, dst)
+        except OSError:
+            continue  # unreadable or vanished: the bot simply does not get it
+    root.chmod(0o755)
+    return root
 
 
 # -- resolving a command to programs that exist inside -------------------------------------
@@ -351,10 +398,7 @@ class Jail:
                 ro.append(p)
         args = ["bwrap", *_namespace_args(network=self.network, disable_userns=_supports_disable_userns()),
                 "--ro-bind", "/usr", "/usr", *_system_links()]
-        for name in ETC_ALLOWED + (ETC_NETWORK if self.network else ()):
-            src = "/etc/" + name
-            if os.path.lexists(src) and os.path.exists(src):
-                args += ["--ro-bind", src, src]
+        args += ["--ro-bind", str(etc_copy(self.network)), "/etc"]
         size = str(self.scratch_mb << 20)
         # The private tmpfs folders first: a bot's own folder may lie under /tmp.
         args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", SCRATCH, "--dir", str(here)]

@@ -163,3 +163,15 @@ def test_inside_the_sandbox_a_hidden_record_is_absent_name_and_all(tmp_path):
     out = subprocess.run(argv, cwd=bots, capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "[]", "False", "True"]
+
+
+def test_the_sandboxs_etc_is_a_copy_of_the_allow_list_without_secrets():
+    etc = bubblewrap.etc_copy(False)
+    names = set(os.listdir(etc))
+    assert "passwd" in names and "ld.so.cache" in names
+    assert not names & {"shadow", "gshadow", "sudoers", "ssh", "resolv.conf"}
+    if os.path.isdir("/etc/ssl/private"):
+        assert not (etc / "ssl" / "private").exists()  # not readable by everyone: not copied
+    assert "resolv.conf" in os.listdir(bubblewrap.etc_copy(True)) or not os.path.exists("/etc/resolv.conf")
+    argv = Jail().command([sys.executable, str(RANDOM_BOT)], str(ROOT))
+    assert [a for a in argv if a.startswith("/etc")] == ["/etc"]  # one mount
