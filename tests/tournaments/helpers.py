@@ -60,7 +60,7 @@ class FakePlay:
         self.running = 0
         self.max_running = 0
 
-    async def __call__(self, game, options, bots, *, seed, record_path: Path | None, limits, stderr_dir):
+    async def __call__(self, game, options, bots, *, seed, record_path: Path | None, limits, stderr_dir, hide=()):
         self.calls.append(seed)
         self.running += 1
         self.max_running = max(self.max_running, self.running)
