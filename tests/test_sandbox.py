@@ -96,7 +96,7 @@ class Scene:
                 "--needle-hex", str(SEED).encode().hex(), "--needle-hex", self.secret.encode().hex()]
         if tag is not None:
             out += ["--tag", tag]
-        return out + (["--gentle"] if gentle else [])
+        return out + (["--gentle", "--peers", "3"] if gentle else [])  # the 3 other probes of its game
 
     def bot(self, args: list[str], **spec) -> BotSpec:
         return BotSpec("probe", (sys.executable, str(self.probe), *args), cwd=str(self.work), **spec)

@@ -50,7 +50,9 @@ Vectors the caller names, one per argument:
   it found.
 * ``--gentle``: for running unsandboxed on a shared machine: the
   ``others_*`` vectors only target the processes whose command line holds
-  the memo key (the other probes), not every process on the host.
+  the memo key (the other probes), not every process on the host; with
+  ``--peers N`` it first waits (up to 5 s) until it sees N of them, as the
+  bots of a game start one after the other.
 """
 
 import ctypes
@@ -73,7 +75,7 @@ NONCE = secrets.token_hex(6)
 
 def parse_args(argv):
     opts = {"read": [], "append": [], "connect": [], "unix": [], "needle": [], "memo": None, "daemon": None,
-            "tag": None, "gentle": False}
+            "tag": None, "gentle": False, "peers": 0}
     i = 0
     while i < len(argv):
         flag = argv[i]
@@ -85,6 +87,9 @@ def parse_args(argv):
             i += 1
         elif flag == "--needle-hex" and i + 1 < len(argv):
             opts["needle"].append(bytes.fromhex(argv[i + 1]).decode())
+            i += 1
+        elif flag == "--peers" and i + 1 < len(argv):
+            opts["peers"] = int(argv[i + 1])
             i += 1
         elif key in ("memo", "daemon", "tag") and i + 1 < len(argv):
             opts[key] = argv[i + 1]
@@ -477,8 +482,13 @@ def over(pids, fn, label):
 
 def probe_processes():
     me, parent = os.getpid(), os.getppid()
-    pids = visible_pids()
-    others = [p for p in (probe_pids(pids) if OPTS["gentle"] else pids) if p not in (me, parent)]
+    deadline = time.monotonic() + 5.0
+    while True:
+        pids = visible_pids()
+        others = [p for p in (probe_pids(pids) if OPTS["gentle"] else pids) if p not in (me, parent)]
+        if len(others) >= OPTS["peers"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     note("processes", visible=len(pids), pids=pids[:50], parent=parent, me=me, targets=others[:50])
     for name, fn in PER_PROCESS.items():
         attempt(f"parent_{name}", over([parent] if parent > 0 else [], fn, f"parent {parent}"))
