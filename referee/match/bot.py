@@ -34,7 +34,7 @@ _READ_CHUNK = 65536
 # dropped, and no faster than this: a bot that writes faster blocks on its own stderr
 # instead of costing the referee a core.
 STDERR_DRAIN_BYTES_PER_S = 4 << 20
-JAIL_PROCESSES = 2  # bwrap outside the sandbox and bwrap as its pid 1: not the bot's own processes
+JAIL_PROCESSES = 1  # bwrap outside the sandbox (the bot is pid 1 inside): not one of the bot's own
 EXIT_DRAIN_S = 0.1  # after the bot exits, how long its stdout may still deliver (children may hold it open)
 
 log = structlog.get_logger("referee.bot")
@@ -137,7 +137,9 @@ class BotProcess:
         tasks = limits.max_processes * cgroups.TASKS_PER_PROCESS if limits.max_processes else None
         self.cgroup = cgroups.BotCgroup.create(cgroups.new_name(), memory, tasks)
         prefix = self.cgroup.join_command() if self.cgroup is not None else []
-        return [*prefix, *sandbox.prlimit_command(limits), *inner], env
+        # The wrappers and bwrap get a bare environment: nothing of the referee's to leak.
+        bare = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), sandbox.BOT_ID_ENV: self.bot_id}
+        return [*prefix, *sandbox.prlimit_command(limits), *inner], bare
 
     def _remove_cgroup(self) -> None:
         if self.cgroup is not None:
@@ -246,6 +248,10 @@ class BotProcess:
         if limits.max_processes and count > limits.max_processes:
             fault = BotFault(FaultReason.PROCESS_LIMIT,
                              f"ran {count} processes (cap {limits.max_processes})")
+        elif limits.cpu_s and (cpu := max((m.cpu_s for m in members.values()), default=0.0)) >= limits.cpu_s:
+            # RLIMIT_CPU's SIGXCPU names this cap too, but the kernel does not send it to a
+            # sandboxed bot (pid 1 of its namespace ignores it): the watchdog names it first.
+            fault = BotFault(FaultReason.CPU_LIMIT, f"used {cpu:.1f}s of CPU (CPU-time cap {limits.cpu_s}s)")
         elif limits.memory_mb and (rss := sum(m.rss_bytes for m in members.values())) > limits.memory_mb << 20:
             fault = BotFault(FaultReason.MEMORY_LIMIT,
                              f"{rss >> 20} MB resident in {len(members)} processes (cap {limits.memory_mb} MB)")
@@ -353,7 +359,7 @@ class BotProcess:
     def closed_its_stdout(self) -> bool:
         """Whether the bot, still running, holds its stdout pipe nowhere any more.
 
-        Under bubblewrap the sandbox's own two processes keep the pipe open, so
+        Under bubblewrap the sandbox's own process outside keeps the pipe open, so
         a bot that closes its stdout gives the referee no end-of-file: on a
         timeout, this looks for the pipe among the bot's processes' fds."""
         proc, family = self.process, self.family
@@ -364,8 +370,7 @@ class BotProcess:
         except (OSError, ValueError):
             return False
         members = family.members(sandbox.Snapshot(0.0, sandbox.scan_procs({})))
-        jail = {self.pid, *(p.pid for p in members.values() if p.ppid == self.pid)}
-        bot = [pid for pid in members if pid not in jail]
+        bot = [pid for pid in members if pid != self.pid]  # all but bwrap outside
         if not bot:
             return False
         for pid in bot:

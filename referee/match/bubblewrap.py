@@ -8,10 +8,11 @@ One ``bwrap`` per bot process, so no two bots share anything but the game:
   user namespaces of its own.  ``/proc`` is the sandbox's own: it shows the
   bot's processes and nothing else, so the referee, other bots, their pipes,
   memory and command lines are out of reach (no ``ptrace``, no signals).
-* **Lifetime:** ``bwrap`` is pid 1 of the bot's pid namespace and dies with
-  the referee (``--die-with-parent``); when pid 1 goes, the kernel kills every
-  process in the namespace, so nothing the bot starts can outlive it —
-  however it forks, detaches or renames itself.
+* **Lifetime:** the bot is pid 1 of its own pid namespace (``--as-pid-1``:
+  no bwrap process inside that it could inspect); ``bwrap`` outside dies
+  with the referee (``--die-with-parent``) and takes the bot with it; when
+  pid 1 goes, the kernel kills every process in the namespace, so nothing the
+  bot starts can outlive it — however it forks, detaches or renames itself.
 * **Files:** an empty root with, read-only: the system directories
   (``/usr``, ``/bin``, ``/lib*``, ``/sbin``), an allow-list of ``/etc`` (no
   ``shadow``, no keys), the installation the bot's interpreter comes from
@@ -310,7 +311,10 @@ def resolve_program(argv: Sequence[str], cwd: str | os.PathLike[str] | None) -> 
 
 def _namespace_args(*, network: bool, disable_userns: bool) -> list[str]:
     args = ["--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
-            "--hostname", "bot", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+            "--hostname", "bot", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            # The bot itself is pid 1: no bwrap reaper inside whose /proc (environment, command
+            # line, memory) the bot could read or trace.  The namespace still ends with it.
+            "--as-pid-1"]
     if network:
         args.append("--share-net")
     if disable_userns:
@@ -407,7 +411,9 @@ class Jail:
         for p in ro:
             if not _within(p, hidden):
                 _bind_except(p, hidden, args, budget)
-        args += ["--proc", "/proc", "--dev", "/dev", "--chdir", str(here), "--clearenv"]
+        # The root itself (bwrap's tmpfs, holding the working folder and the folders made for
+        # binds) becomes read-only: only /tmp and /scratch, which have size caps, are writable.
+        args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", str(here), "--clearenv"]
         path = ":".join(dict.fromkeys([*res.path_dirs, "/usr/local/bin", "/usr/bin", "/bin"]))
         inner = {"PATH": path, "HOME": SCRATCH, "TMPDIR": "/tmp"}
         source = os.environ if env is None else env

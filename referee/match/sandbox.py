@@ -129,14 +129,18 @@ class ProcInfo:
     state: str
     rss_bytes: int
     bot_id: str | None  # REFEREE_BOT_ID from its environment
+    cpu_s: float = 0.0  # CPU time used so far (user + system)
 
     @property
     def alive(self) -> bool:
         return self.state not in ("Z", "X", "x")
 
 
-def _read_stat(pid: int) -> tuple[int, int, int, int, str, int] | None:
-    """(ppid, pgid, sid, start, state, rss pages) or None if the process is gone."""
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _read_stat(pid: int) -> tuple[int, int, int, int, str, int, int] | None:
+    """(ppid, pgid, sid, start, state, rss pages, CPU ticks) or None if the process is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
@@ -145,7 +149,8 @@ def _read_stat(pid: int) -> tuple[int, int, int, int, str, int] | None:
     # The command name (field 2) may contain spaces and parentheses: split after the last ')'.
     rest = data[data.rfind(b")") + 2:].split()
     try:
-        return int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19]), rest[0].decode(), int(rest[21])
+        return (int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19]), rest[0].decode(), int(rest[21]),
+                int(rest[11]) + int(rest[12]))
     except (IndexError, ValueError):
         return None
 
@@ -187,12 +192,12 @@ def scan_procs(bot_ids: dict[tuple[int, int], str | None]) -> dict[int, ProcInfo
         stat = _read_stat(pid)
         if stat is None:
             continue
-        ppid, pgid, sid, start, state, rss = stat
+        ppid, pgid, sid, start, state, rss, ticks = stat
         key = (pid, start)
         seen.add(key)
         if key not in bot_ids:
             bot_ids[key] = _read_bot_id(pid)
-        out[pid] = ProcInfo(pid, ppid, pgid, sid, start, state, rss * _PAGE, bot_ids[key])
+        out[pid] = ProcInfo(pid, ppid, pgid, sid, start, state, rss * _PAGE, bot_ids[key], ticks / _TICKS)
     for key in [k for k in bot_ids if k not in seen]:
         del bot_ids[key]
     return out
