@@ -17,6 +17,7 @@ from referee.games import IllegalAction, InvalidAction, InvalidOptions
 from referee.games.back_alley import SPEC, BackAlleyState
 from referee.games.back_alley.notation import DECK
 from referee.games.back_alley.rules import deal_score, hand_size
+from referee.games.cards import randbelow, shuffle
 
 
 def deal(hands, turn_up, *, dealer=3, stock=(), **kw):
@@ -80,9 +81,9 @@ def test_0_4_dealer_moves_left_every_deal():
 def test_0_5_cards_are_dealt_one_at_a_time_from_the_dealers_left():
     seed = 2024
     rng = random.Random(seed)
-    dealer = rng.randrange(4)
+    dealer = randbelow(rng, 4)
     deck = list(DECK)
-    rng.shuffle(deck)
+    shuffle(deck, rng)
     state, events = SPEC.new_game(seed)
     hands = {e.data["seat"]: e.data["cards"] for e in events if e.data["type"] == "hand"}
     for j in range(4):

@@ -24,6 +24,7 @@ from referee.games.pegs_and_jokers import SPEC, PegsAndJokersState
 from referee.games.pegs_and_jokers.board import board_for
 from referee.games.pegs_and_jokers.notation import Discard, Play, Step, format_action, parse_action
 from referee.games.pegs_and_jokers.rules import deck_for
+from referee.games.cards import randbelow, shuffle
 
 ALL_HOME = ["H1", "H2", "H3", "H4", "H5"]
 
@@ -86,7 +87,7 @@ def test_0_4_first_dealer_is_uniform_from_the_seed_and_the_seed_replays_the_game
     dealers = Counter()
     for seed in range(400):
         state, _ = SPEC.new_game(seed, {"players": 4})
-        assert state.dealer == random.Random(seed).randrange(4)
+        assert state.dealer == randbelow(random.Random(seed), 4)
         dealers[state.dealer] += 1
     assert set(dealers) == {0, 1, 2, 3} and min(dealers.values()) > 70
     a = [e.data for e in SPEC.new_game(7, {"players": 6})[1]]
@@ -99,9 +100,9 @@ def test_0_4_first_dealer_is_uniform_from_the_seed_and_the_seed_replays_the_game
 def test_0_5_cards_are_dealt_one_at_a_time_from_the_dealers_left(players):
     state, events = SPEC.new_game(11, {"players": players})
     rng = random.Random(11)
-    dealer = rng.randrange(players)
+    dealer = randbelow(rng, players)
     deck = deck_for(players)
-    rng.shuffle(deck)
+    shuffle(deck, rng)
     expected = {s: [] for s in range(players)}
     for _ in range(5):
         for i in range(1, players + 1):

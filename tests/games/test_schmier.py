@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from referee.games import GAMES, IllegalAction, InvalidAction, InvalidOptions
-from referee.games.cards import STANDARD_DECK
+from referee.games.cards import STANDARD_DECK, randbelow, shuffle
 from referee.games.schmier import SPEC, SchmierState
 from referee.games.schmier.notation import CARDS
 from referee.games.schmier.rules import EFFECTIVE, trick_winner
@@ -134,7 +134,7 @@ def test_0_4_first_dealer_is_uniform_and_comes_from_the_seed():
     a, ea = SPEC.new_game(77)
     b, eb = SPEC.new_game(77)
     assert a.dealer == b.dealer and [e.data for e in ea] == [e.data for e in eb]
-    assert a.dealer == random.Random(77).randrange(6)
+    assert a.dealer == randbelow(random.Random(77), 6)
 
 
 def test_0_4_the_dealer_moves_left_after_a_played_deal():
@@ -149,9 +149,9 @@ def test_0_5_cards_are_dealt_one_at_a_time_from_the_dealers_left():
     seed = 1234
     state, _ = SPEC.new_game(seed)
     rng = random.Random(seed)
-    dealer = rng.randrange(6)
+    dealer = randbelow(rng, 6)
     deck = list(CARDS)
-    rng.shuffle(deck)
+    shuffle(deck, rng)
     for i in range(36):
         seat = (dealer + 1 + i) % 6
         assert deck[i] in state.hands[seat]
@@ -870,10 +870,10 @@ def test_0_4_later_deals_continue_the_one_seeded_generator():
     seed = 77
     state, _ = SPEC.new_game(seed)
     rng = random.Random(seed)
-    dealer = rng.randrange(6)
+    dealer = randbelow(rng, 6)
     for _ in range(2):  # the first deal, then the same dealer's redeal (SC-3.1)
         deck = list(CARDS)
-        rng.shuffle(deck)
+        shuffle(deck, rng)
         for i in range(36):
             assert deck[i] in state.hands[(dealer + 1 + i) % 6]
         assert state.stock[::-1] == deck[36:]

@@ -24,7 +24,7 @@ from ..base import (
     IllegalAction,
     Outcome,
 )
-from ..cards import RANK_INDEX, SUITS
+from ..cards import RANK_INDEX, SUITS, randbelow, shuffle
 from .notation import CARD_SET, DECK, JOKERS, parse_action
 
 NUM_SEATS = 4
@@ -160,7 +160,7 @@ class BackAlleyState(GameState):
     def _new_deal(self, events: list[Event]) -> None:
         """Shuffle and deal one card at a time from the dealer's left (0.5)."""
         deck = list(DECK)
-        self._rng.shuffle(deck)
+        shuffle(deck, self._rng)
         n = 4 * self._h
         d = self._dealer
         hands: list[list[str]] = [[], [], [], []]
@@ -501,7 +501,7 @@ class BackAlleySpec(GameSpec):
     ) -> tuple[BackAlleyState, list[Event]]:
         opts = self.normalize_options(options)
         rng = random.Random(seed)
-        dealer = rng.randrange(NUM_SEATS)  # 0.4
+        dealer = randbelow(rng, NUM_SEATS)  # 0.4
         state = BackAlleyState(opts, rng, dealer)
         events: list[Event] = []
         state._new_deal(events)

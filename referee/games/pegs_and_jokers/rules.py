@@ -37,7 +37,7 @@ from ..base import (
     InvalidOptions,
     Outcome,
 )
-from ..cards import STANDARD_DECK
+from ..cards import STANDARD_DECK, randbelow, shuffle
 from .board import HOME_HOLES, START, board_for
 from .notation import Discard, parse_action
 
@@ -143,7 +143,7 @@ class PegsAndJokersState(GameState):
             rest = deck_for(n)
             for card in [c for h in state.hands for c in h] + list(discard_pile):
                 rest.remove(card)
-            state._rng.shuffle(rest)
+            shuffle(rest, state._rng)
             draw_pile = rest
         state.draw_pile = list(draw_pile)
         state.discard_pile = list(discard_pile)
@@ -160,7 +160,7 @@ class PegsAndJokersState(GameState):
         """PJ-1/PJ-3/0.5: shuffle, deal 5 each one at a time from the dealer's left."""
         n = self.num_seats
         deck = deck_for(n)
-        self._rng.shuffle(deck)
+        shuffle(deck, self._rng)
         for _ in range(DEAL):
             for i in range(1, n + 1):
                 self.hands[(self.dealer + i) % n].append(deck.pop())
@@ -214,7 +214,7 @@ class PegsAndJokersState(GameState):
     def _reshuffle(self, events: list[Event]) -> None:
         """PJ-3 (ruling): the discard pile, shuffled, becomes the draw pile."""
         pile = self.discard_pile
-        self._rng.shuffle(pile)
+        shuffle(pile, self._rng)
         self.draw_pile = pile
         self.discard_pile = []
         events.append(Event({"type": "reshuffle", "draw_pile": len(pile)}))
@@ -740,7 +740,7 @@ class PegsAndJokersSpec(GameSpec):
     ) -> tuple[PegsAndJokersState, list[Event]]:
         opts = self.normalize_options(options)
         rng = random.Random(seed)
-        dealer = rng.randrange(opts["players"])  # 0.4
+        dealer = randbelow(rng, opts["players"])  # 0.4
         state = PegsAndJokersState(opts, rng, dealer)
         events: list[Event] = []
         state._deal(events)

@@ -43,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from ..base import Event, GameSpec, GameState, IllegalAction, Outcome, merge_options, positive_int
-from ..cards import RANKS, SUITS
+from ..cards import RANKS, SUITS, randbelow, shuffle
 from .notation import CARD_INDEX, CARDS, JOKER, parse_action
 
 NUM_SEATS = 6
@@ -218,44 +218,6 @@ DRAW_EVENTS = [
 ]
 
 
-# --- shuffling ------------------------------------------------------------
-
-#: ``random.Random.shuffle`` of a 53-card deck, step by step: position ``i``
-#: swaps with ``randbelow(n = i + 1)``, which draws ``k`` bits until below ``n``.
-_SHUFFLE_STEPS = tuple((i, i + 1, (i + 1).bit_length()) for i in range(DECK_SIZE - 1, 0, -1))
-
-
-def _shuffle_inline(deck: list[str], rng: random.Random) -> None:
-    """Exactly ``rng.shuffle(deck)`` (same order, same draws), inlined."""
-    getrandbits = rng.getrandbits
-    for i, n, k in _SHUFFLE_STEPS:
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        deck[i], deck[j] = deck[j], deck[i]
-
-
-def _shuffle_library(deck: list[str], rng: random.Random) -> None:
-    rng.shuffle(deck)
-
-
-def _inline_matches_library() -> bool:
-    """Whether this Python's ``random.shuffle`` is the one ``_shuffle_inline`` copies."""
-    for seed in range(8):
-        a, b = random.Random(seed), random.Random(seed)
-        x, y = list(CARDS), list(CARDS)
-        a.shuffle(x)
-        _shuffle_inline(y, b)
-        if x != y or a.getrandbits(64) != b.getrandbits(64):
-            return False
-    return True
-
-
-#: Seeded games must deal what ``random.Random.shuffle`` deals (RULES 0.4), on
-#: any Python: the inlined copy is used only where it provably matches.
-shuffle_deck = _shuffle_inline if _inline_matches_library() else _shuffle_library
-
-
 def trick_winner(cards: Sequence[str], trump: int) -> int:
     """Index (0 = the lead) of the card that wins a trick (SC-6.2)."""
     strength = STRENGTH[trump][EFFECTIVE[trump][cards[0]]]
@@ -351,7 +313,7 @@ class SchmierState(GameState):
         """A new game: the first dealer is uniform over the seats (RULES 0.4)."""
         rng = random.Random(seed)
         state = cls(options, rng)
-        state.dealer = rng.randrange(NUM_SEATS)
+        state.dealer = randbelow(rng, NUM_SEATS)
         events: list[Event] = []
         state._shuffle_and_deal(events)
         return state, events
@@ -461,7 +423,7 @@ class SchmierState(GameState):
 
     def _shuffle_and_deal(self, events: list[Event]) -> None:
         deck = list(CARDS)
-        shuffle_deck(deck, self._rng)
+        shuffle(deck, self._rng)
         # RULES 0.5: one card at a time from the dealer's left, clockwise, so
         # the seat ``k`` places left of the dealer gets deck[k-1], deck[k+5], ...
         key = ORDER.__getitem__
