@@ -139,6 +139,39 @@ def _near_miss_actions(legal):
     return out
 
 
+def _scramble(value):
+    """Empty every dict and list inside ``value`` (a caller free to change what it got)."""
+    children = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
+    for child in children:
+        _scramble(child)
+    if isinstance(value, (dict, list)):
+        value.clear()
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_events_belong_to_the_caller(name, options):
+    """Changing the data of the events a game returned changes neither that game
+    nor another one: the engine keeps no reference to them and shares none."""
+    spec = GAMES[name]
+    opts = spec.normalize_options(options)
+    games = [spec.new_game(11, opts) for _ in range(2)]
+    (mine, mine_events), (other, other_events) = games
+    rng = random.Random(11)
+    for _ in range(1500):
+        assert [e.data for e in mine_events] == [e.data for e in other_events]
+        for e in mine_events:
+            _scramble(e.data)
+        seat = mine.to_act()
+        assert seat == other.to_act()
+        if seat is None:
+            break
+        legal = mine.legal_actions()
+        assert legal == other.legal_actions()
+        assert json.dumps(mine.observe(seat), sort_keys=True) == json.dumps(other.observe(seat), sort_keys=True)
+        action = rng.choice(legal)
+        mine_events, other_events = mine.apply(action), other.apply(action)
+
+
 @pytest.mark.parametrize("name,options", list(configs()))
 def test_clone_is_independent(name, options):
     spec = GAMES[name]

@@ -882,26 +882,6 @@ def test_0_4_later_deals_continue_the_one_seeded_generator():
     assert state.deal == 3
 
 
-def test_shared_event_data_is_read_only_and_equal_to_plain_data():
-    import copy
-    import json
-    import pickle
-
-    state, _ = SPEC.new_game(5)
-    event = state.apply(state.legal_actions()[-1])[0]
-    plain = {"type": "bid", "seat": event.data["seat"], "bid": event.data["bid"]}
-    assert event.data == plain and json.dumps(event.data) == json.dumps(plain)
-    for change in (lambda d: d.__setitem__("bid", "6"), lambda d: d.pop("bid"), lambda d: d.update(bid="6"),
-                   lambda d: d.clear(), lambda d: d.setdefault("x", 1), lambda d: d.__delitem__("bid")):
-        with pytest.raises(TypeError):
-            change(event.data)
-    assert event.data == plain
-    for copied in (event.data.copy(), dict(event.data), copy.deepcopy(event.data), pickle.loads(pickle.dumps(event.data))):
-        assert copied == plain
-        copied["bid"] = "x"  # copies are ordinary dicts
-    assert event.data == plain
-
-
 def test_the_kept_legal_list_is_the_one_the_rules_give_at_every_step():
     for seed in range(12):
         state, _ = SPEC.new_game(seed, {"max_deals": 8})

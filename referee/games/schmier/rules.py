@@ -28,16 +28,10 @@ The hot path (a random game is ~115 deals and ~6,900 decisions, see
   checks membership in it.  Nothing outside ``apply`` mutates ``_legal``.
 * During the play each seat's hand is also kept split by the suit a card
   follows (``_by_suit``), so a follower's legal list needs no filtering.
-* The events of single decisions (a play, a bid, a discard, ...) are built
-  once at import and shared between games.  Their data is a read-only dict
-  (``FrozenData``): equal to the dict it was built from, JSON-encodable, and
-  a caller that tries to change it gets a ``TypeError``, never another game's
-  events changed.  The other events are built per deal.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
@@ -150,72 +144,6 @@ NEXT_BY = [[(s + i) % NUM_SEATS for i in range(NUM_SEATS)] for s in range(NUM_SE
 BID_VALUE = {"pass": 0, **{str(b): b for b in range(MIN_BID, MAX_BID + 1)}}
 SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
 NO_ACTIONS: list[str] = []  # the legal list once the game is over (never mutated)
-
-
-# --- events ---------------------------------------------------------------
-
-
-class FrozenData(dict):  # type: ignore[type-arg]
-    """The data of a shared event: a dict that refuses to change.
-
-    It compares, iterates and JSON-encodes as the plain dict it was built
-    from; ``copy()``, ``dict(d)`` and ``{**d}`` give a plain, mutable dict,
-    and so do pickling and ``copy.deepcopy``.
-    """
-
-    __slots__ = ()
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise TypeError("event data is shared between games and read-only; copy it to change it")
-
-    __setitem__ = __delitem__ = __ior__ = _refuse
-    clear = pop = popitem = setdefault = update = _refuse
-
-    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        return (dict, (dict(self),))
-
-
-# ``Event`` is a frozen dataclass whose generated ``__init__`` sets its two
-# slots through ``object.__setattr__``; setting them through the slot
-# descriptors directly is the same thing at under half the cost.  Refuse to
-# load if ``Event`` ever grows a field or a ``__post_init__``.
-assert [f.name for f in dataclasses.fields(Event)] == ["data", "to"]
-assert not hasattr(Event, "__post_init__")
-_new_object = object.__new__
-_set_data = Event.data.__set__  # type: ignore[attr-defined]
-_set_to = Event.to.__set__  # type: ignore[attr-defined]
-
-
-def _event(data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
-    """``Event(data, to)``, built without the frozen dataclass ``__init__``."""
-    ev = _new_object(Event)
-    _set_data(ev, data)
-    _set_to(ev, to)
-    return ev
-
-
-#: ``(s,)``: the audience of a private event of seat ``s``.
-ONLY = [(s,) for s in range(NUM_SEATS)]
-
-
-def _shared(data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
-    return _event(FrozenData(data), to)
-
-
-#: Shared events, indexed by seat and then by action text (or number).
-PLAY_EVENTS = [{c: _shared({"type": "play", "seat": s, "card": c}) for c in CARDS} for s in range(NUM_SEATS)]
-DISCARD_EVENTS = [
-    {c: _shared({"type": "discard", "seat": s, "card": c}, ONLY[s]) for c in CARDS} for s in range(NUM_SEATS)
-]
-BID_EVENTS = [{a: _shared({"type": "bid", "seat": s, "bid": a}) for a in BID_VALUE} for s in range(NUM_SEATS)]
-TRUMP_EVENTS = [{a: _shared({"type": "trump", "seat": s, "trump": a}) for a in SUITS} for s in range(NUM_SEATS)]
-CONTRACT_EVENTS = [
-    {b: _shared({"type": "contract", "declarer": s, "bid": b}) for b in range(MIN_BID, MAX_BID + 1)}
-    for s in range(NUM_SEATS)
-]
-DRAW_EVENTS = [
-    [_shared({"type": "draw", "seat": s, "count": n}) for n in range(STOCK_SIZE + 1)] for s in range(NUM_SEATS)
-]
 
 
 def trick_winner(cards: Sequence[str], trump: int) -> int:
@@ -417,8 +345,8 @@ class SchmierState(GameState):
         state.draw_counts = [0] * NUM_SEATS
         state.discard_counts[dealer] = state.draw_counts[dealer] = len(rest)
         state._start_play()
-        events.append(CONTRACT_EVENTS[declarer][bid])
-        events.append(TRUMP_EVENTS[declarer][trump])
+        events.append(Event({"type": "contract", "declarer": declarer, "bid": bid}))
+        events.append(Event({"type": "trump", "seat": declarer, "trump": trump}))
         return state, events
 
     def _shuffle_and_deal(self, events: list[Event]) -> None:
@@ -461,9 +389,9 @@ class SchmierState(GameState):
         self.points: list[int | None] = [None] * 6
         self.counts = [0, 0, 0]
         self._by_suit: list[list[list[str]]] = []
-        events.append(_event({"type": "deal", "deal": self.deal, "dealer": self.dealer, "scores": self.scores[:]}))
+        events.append(Event({"type": "deal", "deal": self.deal, "dealer": self.dealer, "scores": self.scores[:]}))
         for s in range(NUM_SEATS):
-            events.append(_event({"type": "hand", "seat": s, "cards": hands[s][:]}, ONLY[s]))
+            events.append(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)))
 
     def clone(self) -> SchmierState:
         new = object.__new__(SchmierState)
@@ -553,7 +481,7 @@ class SchmierState(GameState):
             by_suit[seat][suit].remove(action)
             trick = self.trick
             trick.append(action)
-            event = PLAY_EVENTS[seat][action]
+            event = Event({"type": "play", "seat": seat, "card": action})
             if action in self._special:
                 point = self._special[action]
                 if point < 2:
@@ -578,10 +506,11 @@ class SchmierState(GameState):
             self.hands[seat].remove(action)
             self.discards[seat].append(action)
             self._turn_discards += 1
+            event = Event({"type": "discard", "seat": seat, "card": action}, (seat,))
             if self._turn_discards < MAX_DISCARDS:
                 self._legal.remove(action)  # our own list (built by _discard_legal): the rest stays legal
-                return [DISCARD_EVENTS[seat][action]]
-            return self._draw(seat, [DISCARD_EVENTS[seat][action]])
+                return [event]
+            return self._draw(seat, [event])
         if phase == DEALER_DISCARD:
             seat = self.actor  # type: ignore[assignment]
             hand = self.hands[seat]
@@ -600,7 +529,7 @@ class SchmierState(GameState):
                 self._legal.remove(action)
             else:
                 self._legal = self._compute_legal()
-            return [DISCARD_EVENTS[seat][action]]
+            return [Event({"type": "discard", "seat": seat, "card": action}, (seat,))]
         if phase == BID:
             return self._bid(action)
         return self._name_trump(action)
@@ -618,7 +547,7 @@ class SchmierState(GameState):
         seat: int = self.actor  # type: ignore[assignment]
         value = BID_VALUE[action]
         self.bids.append((seat, value))
-        events = [BID_EVENTS[seat][action]]
+        events = [Event({"type": "bid", "seat": seat, "bid": action})]
         if value:
             self.high = value
             self.declarer = seat
@@ -634,7 +563,7 @@ class SchmierState(GameState):
             # SC-3.1: the same dealer deals again; RULES 0.7 guard.
             self.redeals += 1
             events.append(
-                _event({"type": "redeal", "deal": self.deal, "dealer": self.dealer, "redeals": self.redeals})
+                Event({"type": "redeal", "deal": self.deal, "dealer": self.dealer, "redeals": self.redeals})
             )
             if self.redeals >= self._max_redeals:
                 self._finish(
@@ -646,7 +575,7 @@ class SchmierState(GameState):
             return
         self.redeals = 0
         self.played += 1
-        events.append(CONTRACT_EVENTS[self.declarer][self.high])
+        events.append(Event({"type": "contract", "declarer": self.declarer, "bid": self.high}))
         self.phase = TRUMP
         self.actor = self.declarer
         self._legal = SUIT_LEGAL
@@ -655,7 +584,7 @@ class SchmierState(GameState):
         self.trump = t = SUIT_INDEX[action]
         self._eff = EFFECTIVE[t]
         self._special = SPECIAL[t]
-        events = [TRUMP_EVENTS[self.actor][action]]  # type: ignore[index]
+        events = [Event({"type": "trump", "seat": self.actor, "trump": action})]
         self.phase = DISCARD
         self.actor = seat = NEXT[self.dealer]
         self._turn_discards = 0
@@ -668,7 +597,7 @@ class SchmierState(GameState):
         n = self._turn_discards
         self._turn_discards = 0
         self.discard_counts[seat] = self.draw_counts[seat] = n
-        events.append(DRAW_EVENTS[seat][n])
+        events.append(Event({"type": "draw", "seat": seat, "count": n}))
         stock = self.stock
         if n:
             drawn = stock[-1 : -n - 1 : -1]
@@ -676,7 +605,7 @@ class SchmierState(GameState):
             hand = self.hands[seat]
             hand.extend(drawn)
             hand.sort(key=ORDER.__getitem__)
-            events.append(_event({"type": "drawn", "seat": seat, "cards": drawn}, ONLY[seat]))
+            events.append(Event({"type": "drawn", "seat": seat, "cards": drawn}, (seat,)))
         nxt = NEXT[seat]
         if nxt != self.dealer:
             self.actor = nxt
@@ -689,8 +618,8 @@ class SchmierState(GameState):
         hand.extend(drawn)
         hand.sort(key=ORDER.__getitem__)
         self.draw_counts[nxt] = len(drawn)
-        events.append(DRAW_EVENTS[nxt][len(drawn)])
-        events.append(_event({"type": "drawn", "seat": nxt, "cards": drawn}, ONLY[nxt]))
+        events.append(Event({"type": "draw", "seat": nxt, "count": len(drawn)}))
+        events.append(Event({"type": "drawn", "seat": nxt, "cards": drawn}, (nxt,)))
         # ... and must discard exactly max(0, T - 6) trumps, the rest non-trumps.
         non_trumps = list(filter(NON_TRUMPS[self.trump].__contains__, hand))
         self._need_trump = need_trump = max(0, len(hand) - len(non_trumps) - HAND_SIZE)
@@ -732,10 +661,7 @@ class SchmierState(GameState):
         tricks = self.tricks
         tricks.append((leader, tuple(trick), winner))
         n = len(tricks)
-        event = _new_object(Event)  # _event(), inlined
-        _set_data(event, {"type": "trick", "n": n, "leader": leader, "cards": trick, "winner": winner, "team": team})
-        _set_to(event, None)
-        events.append(event)
+        events.append(Event({"type": "trick", "n": n, "leader": leader, "cards": trick, "winner": winner, "team": team}))
         self.trick = []
         if n < HAND_SIZE:
             self.leader = self.actor = winner
@@ -760,7 +686,7 @@ class SchmierState(GameState):
         scores[1] += delta[1]
         scores[2] += delta[2]
         events.append(
-            _event(
+            Event(
                 {
                     "type": "deal_score",
                     "deal": self.deal,
@@ -807,7 +733,7 @@ class SchmierState(GameState):
         self.phase = OVER
         self.actor = None
         self._legal = NO_ACTIONS
-        events.append(_event({"type": "game_end", **outcome.to_json()}))
+        events.append(Event({"type": "game_end", **outcome.to_json()}))
 
     # -- observation ---------------------------------------------------
 
