@@ -17,6 +17,7 @@ from .base import (
     InvalidOptions,
     Outcome,
     Renderer,
+    team_of_seat,
 )
 
 from . import back_alley, pegs_and_jokers, schmier  # noqa: E402
@@ -43,4 +44,5 @@ def get_game(name: str) -> GameSpec:
 __all__ = [
     "Action", "Event", "GAMES", "RENDERERS", "GameError", "GameSpec", "GameState",
     "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "Renderer", "get_game",
+    "team_of_seat",
 ]

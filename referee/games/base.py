@@ -57,6 +57,12 @@ class InvalidOptions(GameError, ValueError):
     """Game options are unknown or out of range: the user's fault."""
 
 
+def team_of_seat(seat: int, num_teams: int) -> int:
+    """The team of ``seat`` in a game of ``num_teams`` teams: ``seat mod num_teams``
+    (RULES.md 0.2, every game), so partners never sit side by side."""
+    return seat % num_teams
+
+
 def merge_options(game: str, options: Mapping[str, JSON] | None, defaults: Mapping[str, JSON]) -> dict[str, JSON]:
     """``defaults`` overridden by ``options``; refuses a non-mapping and unknown keys."""
     if options is None:
@@ -137,8 +143,8 @@ class GameState(abc.ABC):
     num_seats: int
     num_teams: int
 
-    @abc.abstractmethod
-    def team_of(self, seat: int) -> int: ...
+    def team_of(self, seat: int) -> int:
+        return team_of_seat(seat, self.num_teams)
 
     @abc.abstractmethod
     def to_act(self) -> int | None: ...
@@ -184,7 +190,7 @@ class GameSpec(abc.ABC):
     def num_teams(self, options: Mapping[str, JSON]) -> int: ...
 
     def team_of(self, seat: int, options: Mapping[str, JSON]) -> int:
-        return seat % self.num_teams(options)
+        return team_of_seat(seat, self.num_teams(options))
 
     @abc.abstractmethod
     def new_game(

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from referee.games import GAMES, IllegalAction, InvalidAction
+from referee.games import GAMES, IllegalAction, InvalidAction, team_of_seat
 
 # (game, options) pairs played by the contract test; every player count of
 # every game is covered.
@@ -137,6 +137,20 @@ def _near_miss_actions(legal):
         out.append(a + "x")
         out.append(a[::-1])
     return out
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_every_view_of_a_seats_team_is_the_one_rule(name, options):
+    """RULES.md 0.2: the spec, the state, the observations and the events all
+    say the team of a seat is ``team_of_seat(seat, num_teams)``."""
+    spec = GAMES[name]
+    opts = spec.normalize_options(options)
+    state, _ = spec.new_game(3, opts)
+    k = spec.num_teams(opts)
+    assert state.num_teams == k and state.num_seats == spec.num_seats(opts)
+    for seat in range(spec.num_seats(opts)):
+        assert spec.team_of(seat, opts) == state.team_of(seat) == team_of_seat(seat, k)
+        assert state.observe(seat).get("team", team_of_seat(seat, k)) == team_of_seat(seat, k)
 
 
 def _scramble(value):

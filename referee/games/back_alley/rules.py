@@ -23,6 +23,7 @@ from ..base import (
     GameState,
     IllegalAction,
     Outcome,
+    team_of_seat,
 )
 from ..cards import RANK_INDEX, SUITS, randbelow, shuffle
 from .notation import CARD_SET, DECK, JOKERS, parse_action
@@ -31,6 +32,9 @@ NUM_SEATS = 4
 NUM_TEAMS = 2
 NUM_DEALS = 25
 DEFAULT_OPTIONS: dict[str, JSON] = {"max_redeals": 10}
+
+#: TEAM[s]: the team of seat s (RULES 0.2).
+TEAM = tuple(team_of_seat(s, NUM_TEAMS) for s in range(NUM_SEATS))
 
 BID, PLAY, OVER = 0, 1, 2
 _PHASE_NAMES = ("bid", "play", "over")
@@ -218,9 +222,6 @@ class BackAlleyState(GameState):
 
     # -- queries ----------------------------------------------------------
 
-    def team_of(self, seat: int) -> int:
-        return seat & 1
-
     def to_act(self) -> int | None:
         return None if self._phase == OVER else self._turn
 
@@ -363,7 +364,7 @@ class BackAlleyState(GameState):
         leader = self._leader
         winner = (leader + win) & 3
         won = self._won
-        won[winner & 1] += 1
+        won[TEAM[winner]] += 1
         if not self._broken and self._trumps is not None and not self._trumps.isdisjoint(trick):
             self._broken = True
         self._past.append((leader, tuple(trick), winner))
@@ -427,7 +428,7 @@ class BackAlleyState(GameState):
         in_play = phase == PLAY or (phase == OVER and contracts is not None)
         return {
             "seat": seat,
-            "team": seat & 1,
+            "team": TEAM[seat],
             "phase": _PHASE_NAMES[phase],
             "to_act": self.to_act(),
             "deal": self._deal,

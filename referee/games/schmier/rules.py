@@ -36,7 +36,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from ..base import Event, GameSpec, GameState, IllegalAction, Outcome, merge_options, positive_int
+from ..base import Event, GameSpec, GameState, IllegalAction, Outcome, merge_options, positive_int, team_of_seat
 from ..cards import RANKS, SUITS, randbelow, shuffle
 from .notation import CARD_INDEX, CARDS, JOKER, parse_action
 
@@ -137,6 +137,8 @@ DEALER_MAY = [
 BID_LEGAL = [["pass"] + [str(b) for b in range(max(MIN_BID, h + 1), MAX_BID + 1)] for h in range(7)]
 SUIT_LEGAL = list(SUITS)
 NEXT = [(s + 1) % NUM_SEATS for s in range(NUM_SEATS)]
+#: TEAM[s]: the team of seat s (RULES 0.2).
+TEAM = [team_of_seat(s, NUM_TEAMS) for s in range(NUM_SEATS)]
 #: DEAL_FROM[dealer][s]: seat s gets deck[DEAL_FROM[dealer][s]::6] (RULES 0.5).
 DEAL_FROM = [[(s - d - 1) % NUM_SEATS for s in range(NUM_SEATS)] for d in range(NUM_SEATS)]
 #: NEXT_BY[leader][i]: the seat that played card ``i`` of a trick.
@@ -420,9 +422,6 @@ class SchmierState(GameState):
 
     # -- queries -------------------------------------------------------
 
-    def team_of(self, seat: int) -> int:
-        return seat % NUM_TEAMS
-
     def to_act(self) -> int | None:
         return self.actor  # None once the game is over
 
@@ -485,7 +484,7 @@ class SchmierState(GameState):
             if action in self._special:
                 point = self._special[action]
                 if point < 2:
-                    self.points[point] = seat % NUM_TEAMS  # SC-7.1 High, SC-7.2 Low
+                    self.points[point] = TEAM[seat]  # SC-7.1 High, SC-7.2 Low
                 else:
                     self._pending.append(point)  # SC-7.3-5: to the trick's winner
             n = len(trick)
@@ -650,7 +649,7 @@ class SchmierState(GameState):
         # the led card has a strength > 0 and no other card has the same one.
         strength = list(map(STRENGTH[t][self._led].__getitem__, trick))
         winner = NEXT_BY[leader][strength.index(max(strength))]
-        team = winner % NUM_TEAMS
+        team = TEAM[winner]
         self.tricks_won[team] += 1
         self.counts[team] += sum(map(GAME_VALUE.__getitem__, trick))
         pending = self._pending
@@ -676,7 +675,7 @@ class SchmierState(GameState):
         top = max(counts)
         points[5] = counts.index(top) if counts.count(top) == 1 else None  # SC-7.6 (tie: nobody)
         won = [points.count(0), points.count(1), points.count(2)]
-        dteam = self.declarer % NUM_TEAMS
+        dteam = TEAM[self.declarer]
         made = won[dteam] >= self.high
         delta = won[:]
         if not made:
@@ -743,7 +742,7 @@ class SchmierState(GameState):
         known = self.declarer >= 0 and self.phase != BID
         return {
             "seat": seat,
-            "team": seat % NUM_TEAMS,
+            "team": TEAM[seat],
             "phase": PHASE_NAMES[self.phase],
             "to_act": self.to_act(),
             "deal": self.deal,
