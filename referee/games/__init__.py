@@ -16,6 +16,7 @@ from .base import (
     InvalidAction,
     InvalidOptions,
     Outcome,
+    ParsedAction,
     Renderer,
     team_of_seat,
 )
@@ -43,6 +44,6 @@ def get_game(name: str) -> GameSpec:
 
 __all__ = [
     "Action", "Event", "GAMES", "RENDERERS", "GameError", "GameSpec", "GameState",
-    "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "Renderer", "get_game",
+    "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "ParsedAction", "Renderer", "get_game",
     "team_of_seat",
 ]

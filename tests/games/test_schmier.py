@@ -14,7 +14,7 @@ import pytest
 from referee.games import GAMES, IllegalAction, InvalidAction, InvalidOptions
 from referee.games.cards import STANDARD_DECK, randbelow, shuffle
 from referee.games.schmier import SPEC, SchmierState
-from referee.games.schmier.notation import CARDS
+from referee.games.schmier.notation import CARDS, Action
 from referee.games.schmier.rules import EFFECTIVE, trick_winner
 
 HEARTS = ["AH", "KH", "QH", "JH", "JD", "TH", "9H", "8H", "7H", "6H", "5H", "4H", "3H", "2H", "JK"]
@@ -125,6 +125,38 @@ def test_0_3_cards_use_the_shared_notation_with_one_joker():
     state, events = SPEC.new_game(2)
     dealt = [c for e in by_type(events, "hand") for c in e.data["cards"]]
     assert all(c in CARDS for c in dealt)
+
+
+def test_every_kind_of_action_text_is_offered_for_its_decision():
+    kinds = {"bid": {"pass", "bid"}, "trump": {"trump"}, "discard": {"card", "done"},
+             "dealer_discard": {"card"}, "play": {"card"}}
+    seen = set()
+    for seed in range(3):
+        state, _ = SPEC.new_game(seed, {"max_deals": 4})
+        rng = random.Random(seed)
+        while state.to_act() is not None:
+            legal = state.legal_actions()
+            for a in legal:
+                kind = Action.from_text(a).kind
+                assert kind in kinds[state.decision()]
+                seen.add(kind)
+            state.apply(rng.choice(legal))
+    assert seen == {"pass", "bid", "trump", "card", "done"}
+
+
+@pytest.mark.parametrize("text", ["", "x", "pas", "PASS", "1S", "ZZ", "BJ", "LJ", "04", "AS ", " 3", "३", None, 3])
+def test_text_that_is_no_schmier_action_does_not_parse(text):
+    with pytest.raises(InvalidAction):
+        Action.from_text(text)
+
+
+def test_parsed_forms():
+    assert Action.from_text("pass") == Action("pass")
+    assert Action.from_text("5") == Action("bid", 5)
+    assert Action.from_text("7") == Action("bid", 7)  # well formed, never legal
+    assert Action.from_text("H") == Action("trump", "H")
+    assert Action.from_text("JK") == Action("card", "JK")
+    assert Action.from_text("done") == Action("done")
 
 
 def test_0_4_first_dealer_is_uniform_and_comes_from_the_seed():

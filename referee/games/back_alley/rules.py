@@ -26,7 +26,7 @@ from ..base import (
     team_of_seat,
 )
 from ..cards import RANK_INDEX, SUITS, randbelow, shuffle
-from .notation import CARD_SET, DECK, JOKERS, parse_action
+from .notation import CARD_SET, DECK, JOKERS, Action
 
 NUM_SEATS = 4
 NUM_TEAMS = 2
@@ -276,7 +276,7 @@ class BackAlleyState(GameState):
         if legal is None:
             legal = self._legal = self._compute_legal()
         if action not in legal:
-            parse_action(action)  # raises InvalidAction for malformed text
+            Action.from_text(action)  # raises InvalidAction for malformed text
             raise IllegalAction(
                 f"{action!r} is not legal now ({_PHASE_NAMES[self._phase]}); legal: {' '.join(legal)}"
             )
@@ -485,6 +485,7 @@ class BackAlleySpec(GameSpec):
     name = "back-alley"
     title = "Back Alley"
     rules_version = "1"
+    action_type = Action
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
         out = merge_options("Back Alley", options, DEFAULT_OPTIONS)

@@ -40,7 +40,7 @@ from ..base import (
 )
 from ..cards import STANDARD_DECK, randbelow, shuffle
 from .board import HOME_HOLES, START, board_for
-from .notation import Discard, parse_action
+from .notation import Action, Discard
 
 PEGS = 5
 NUM_TEAMS = 2
@@ -286,7 +286,7 @@ class PegsAndJokersState(GameState):
         """Raise the right error for an action that is not in the legal list."""
         if not isinstance(action, str):
             raise InvalidAction(f"an action is a string, not {type(action).__name__}")
-        parsed = parse_action(action)  # InvalidAction if it does not parse
+        parsed = Action.from_text(action)  # InvalidAction if it does not parse
         hand = self.hands[self.seat]
         if parsed.card not in hand:
             raise IllegalAction(f"{parsed.card} is not in the hand of seat {self.seat}")
@@ -724,6 +724,7 @@ class PegsAndJokersSpec(GameSpec):
     name = "pegs-and-jokers"
     title = "Pegs and Jokers"
     rules_version = "1"
+    action_type = Action
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
         out = merge_options("pegs-and-jokers", options, DEFAULT_OPTIONS)

@@ -38,7 +38,7 @@ from typing import Any, NoReturn
 
 from ..base import Event, GameSpec, GameState, IllegalAction, Outcome, merge_options, positive_int, team_of_seat
 from ..cards import RANKS, SUITS, randbelow, shuffle
-from .notation import CARD_INDEX, CARDS, JOKER, parse_action
+from .notation import CARD_INDEX, CARDS, JOKER, Action
 
 NUM_SEATS = 6
 NUM_TEAMS = 3
@@ -173,6 +173,7 @@ class SchmierSpec(GameSpec):
     name = "schmier"
     title = "Schmier"
     rules_version = "1"
+    action_type = Action
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return normalize_options(options)
@@ -534,7 +535,7 @@ class SchmierState(GameState):
         return self._name_trump(action)
 
     def _reject(self, action: object) -> NoReturn:
-        parse_action(action)  # raises InvalidAction for text that is no action
+        Action.from_text(action)  # raises InvalidAction for text that is no action
         if self.phase == OVER:
             raise IllegalAction(f"the game is over; {action!r} is not legal")
         raise IllegalAction(
