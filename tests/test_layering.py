@@ -14,14 +14,31 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def imported_modules(path: Path) -> set[str]:
+def package_of(path: Path, root: Path = ROOT) -> list[str]:
+    """The package a file's relative imports start from: its folder (``a/b/c.py`` and
+    ``a/b/__init__.py`` alike are in ``a.b``)."""
+    return list(path.relative_to(root).parts[:-1])
+
+
+def imported_modules(path: Path, root: Path = ROOT) -> set[str]:
+    """Every module a file imports, relative imports resolved (``from ..match import x``
+    in ``referee/games/a.py`` is ``referee.match`` and, in case ``x`` is a module,
+    ``referee.match.x``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            out.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                package = package_of(path, root)
+                base = package[: len(package) - (node.level - 1)]
+                assert node.level - 1 < len(package), f"{path}: relative import above the top package"
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            out.add(module)
+            out.update(f"{module}.{alias.name}" for alias in node.names if alias.name != "*")
     return out
 
 
@@ -65,3 +82,17 @@ def test_random_bot_is_standard_library_only():
 
     mods = {top(m) for m in imported_modules(ROOT / "sample_bots/random_bot.py")}
     assert mods <= set(sys.stdlib_module_names), mods
+
+
+@pytest.mark.parametrize(("where", "source", "expected"), [
+    ("referee/games/schmier/rules.py", "from ...match.runner import run_match", "referee.match.runner"),
+    ("referee/games/schmier/rules.py", "from ... import match", "referee.match"),
+    ("referee/games/__init__.py", "from ..cli import main", "referee.cli"),
+    ("referee/games/base.py", "from referee import cli", "referee.cli"),
+    ("referee/games/base.py", "import protocol.codec", "protocol.codec"),
+])
+def test_the_import_reader_sees_relative_and_from_imports(tmp_path, where, source, expected):
+    path = tmp_path / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source + "\n")
+    assert expected in imported_modules(path, root=tmp_path)

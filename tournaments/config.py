@@ -28,7 +28,6 @@ import dataclasses
 import os
 import secrets
 import shlex
-import shutil
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,12 +38,12 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from referee.games import GAMES, GameError, GameSpec, get_game
 from referee.match.bubblewrap import SandboxMode
+from referee.match.commands import CommandError, check_command
 from referee.match.types import BotSpec, Limits
 
 from .schedule import SECRET_BYTES, ScheduledGame, bot_seed, schedule, total_games
 
 _DEFAULT_LIMITS = Limits()
-SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php", ".R", ".jl")
 
 
 class ConfigError(ValueError):
@@ -406,26 +405,12 @@ def _game_spec(name: str, registry: Mapping[str, GameSpec]) -> GameSpec:
 
 def check_entrant(entrant: Entrant) -> None:
     """Refuse, before any game starts, a command that cannot possibly run:
-    a missing working directory, program, or script file."""
-    where = f"entrant {entrant.name!r}"
-    if not entrant.cwd.is_dir():
-        raise ConfigError(f"{where}: working directory {entrant.cwd} does not exist")
-    program = entrant.argv[0]
-    if "{" in program:
-        return  # placeholder in the program name: checked when it runs
-    if os.sep in program or (os.altsep and os.altsep in program):
-        path = entrant.cwd / program
-        if not path.is_file():
-            raise ConfigError(f"{where}: command {program!r} not found (looked in {entrant.cwd})")
-        if not os.access(path, os.X_OK):
-            raise ConfigError(f"{where}: command {program!r} is not executable")
-    elif shutil.which(program) is None:
-        raise ConfigError(f"{where}: command {program!r} not found on PATH")
-    # `python3 bot.py`: the interpreter exists, the script must too.
-    script = next((a for a in entrant.argv[1:] if not a.startswith("-")), None)
-    if script and script.endswith(SCRIPT_SUFFIXES) and "{" not in script:
-        if not (entrant.cwd / script).is_file():
-            raise ConfigError(f"{where}: script {script!r} not found (looked in {entrant.cwd})")
+    a missing working directory, program, or script file (placeholders are
+    filled in per game and not checked)."""
+    try:
+        check_command(entrant.argv, entrant.cwd, placeholders=True)
+    except CommandError as exc:
+        raise ConfigError(f"entrant {entrant.name!r}: {exc}") from None
 
 
 def describe_differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from referee.games import team_of_seat
 from referee.match.types import MatchResult
 
 from .schedule import ScheduledGame
@@ -87,8 +88,7 @@ class GameResult:
     def from_match(cls, game: ScheduledGame, result: MatchResult, record: str | None) -> "GameResult":
         fault = None
         if result.fault is not None:
-            k = len(game.teams)
-            team = result.fault.seat % k
+            team = team_of_seat(result.fault.seat, len(game.teams))
             fault = GameFault(result.fault.seat, team, game.teams[team],
                               result.fault.reason.value, result.fault.message)
         outcome = result.outcome

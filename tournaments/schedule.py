@@ -3,7 +3,7 @@
 Vocabulary
 ----------
 * An **entrant** is one bot program.  In a game it fills every seat of one
-  team (team of seat = ``seat % num_teams``), each seat its own process.
+  team (team of seat: ``referee.games.team_of_seat``), each seat its own process.
 * A **pairing** is a set of ``num_teams`` distinct entrants (a pair for the
   two-team games, a triple for Schmier), in the entrants' configured order.
 * A **deal** is one deal seed of a pairing; ``games_per_pairing`` deals are
@@ -38,6 +38,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from referee.games import team_of_seat
+
 SEED_BITS = 63  # seeds stay positive and fit a signed 64-bit integer in any bot's JSON parser
 SECRET_BYTES = 32  # length of a tournament secret
 DEAL_TAG = "referee-deal-v2"  # v1 hashed the tournament seed alone, without a secret
@@ -54,8 +56,7 @@ class ScheduledGame:
 
     def seat_entrants(self, num_seats: int) -> tuple[str, ...]:
         """Entrant name of every seat, seat order."""
-        k = len(self.teams)
-        return tuple(self.teams[seat % k] for seat in range(num_seats))
+        return tuple(self.teams[team_of_seat(seat, len(self.teams))] for seat in range(num_seats))
 
     @property
     def deal_key(self) -> tuple[tuple[str, ...], int]:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +14,8 @@ from rich.table import Table
 from referee.cli.errors import UserError
 from referee.games import GAMES, RENDERERS, GameSpec, InvalidOptions, get_game
 from referee.match import bubblewrap
-from referee.match.types import BotSpec, _INTERPRETERS
+from referee.match.commands import CommandError, check_command
+from referee.match.types import BotSpec
 
 
 def resolve_game(name: str) -> GameSpec:
@@ -55,23 +54,10 @@ def check_bot_command(text: str, cwd: str | None = None) -> tuple[str, ...]:
         raise UserError(f"bot command {text!r}: {exc}") from None
     if not argv:
         raise UserError("empty bot command")
-    base = Path(cwd) if cwd else Path.cwd()
-    prog = argv[0]
-    if os.sep in prog:
-        path = Path(prog) if Path(prog).is_absolute() else base / prog
-        if not path.exists():
-            raise UserError(f"bot command {text!r}: {prog} does not exist")
-        if path.is_dir() or not os.access(path, os.X_OK):
-            raise UserError(f"bot command {text!r}: {prog} is not an executable file")
-    elif shutil.which(prog) is None:
-        raise UserError(f"bot command {text!r}: {prog!r} not found on PATH")
-    name = Path(prog).name
-    if (name.split(".")[0] in _INTERPRETERS or name.startswith("python")) and len(argv) > 1:
-        script = argv[1]
-        if not script.startswith("-") and script.endswith((".py", ".js", ".rb", ".pl", ".sh", ".mjs", ".cjs")):
-            path = Path(script) if Path(script).is_absolute() else base / script
-            if not path.is_file():
-                raise UserError(f"bot command {text!r}: script {script} does not exist")
+    try:
+        check_command(argv, Path(cwd) if cwd else Path.cwd())
+    except CommandError as exc:
+        raise UserError(f"bot command {text!r}: {exc}") from None
     return argv
 
 

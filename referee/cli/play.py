@@ -14,7 +14,7 @@ from referee.cli.common import (
     score_table,
 )
 from referee.cli.errors import UserError
-from referee.games import Outcome
+from referee.games import GAMES, Outcome
 from referee.match.bubblewrap import SandboxMode
 from referee.match.runner import run_match
 from referee.match.types import Limits, MatchResult
@@ -44,9 +44,10 @@ def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str])
 
 def print_result(result: MatchResult, quiet: bool) -> None:
     console = make_console()
+    spec = GAMES[result.game]
     spec_teams: dict[int, list[int]] = {}
     for s, _bot in enumerate(result.seats):
-        spec_teams.setdefault(s % len(result.outcome.scores), []).append(s)
+        spec_teams.setdefault(spec.team_of(s, result.options), []).append(s)
     teams = [spec_teams[t] for t in sorted(spec_teams)]
     names = [b.name for b in result.seats]
     if not quiet:

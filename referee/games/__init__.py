@@ -16,7 +16,9 @@ from .base import (
     InvalidAction,
     InvalidOptions,
     Outcome,
+    ParsedAction,
     Renderer,
+    team_of_seat,
 )
 
 from . import back_alley, pegs_and_jokers, schmier  # noqa: E402
@@ -42,5 +44,6 @@ def get_game(name: str) -> GameSpec:
 
 __all__ = [
     "Action", "Event", "GAMES", "RENDERERS", "GameError", "GameSpec", "GameState",
-    "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "Renderer", "get_game",
+    "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "ParsedAction", "Renderer", "get_game",
+    "team_of_seat",
 ]

@@ -7,9 +7,10 @@ logging/structlog or the ``protocol`` package (``tests/test_layering.py``).
 Shape
 -----
 * ``GameSpec`` describes a game: its registry name, rules version, seat and
-  team layout for some options, and ``new_game(seed, options)`` which returns
-  the initial ``GameState`` plus the events that creating it produced (the
-  first deal, for instance).
+  team layout for some options, its notation (``action_type``, a
+  ``ParsedAction``: action text to value and back), and ``new_game(seed,
+  options)`` which returns the initial ``GameState`` plus the events that
+  creating it produced (the first deal, for instance).
 * ``GameState`` is the running game.  ``to_act()`` names the seat that must
   decide (``None`` once the game is over), ``decision()`` says what kind of
   decision it is (``"bid"``, ``"play"``, ...), ``legal_actions()`` lists every
@@ -35,7 +36,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
 Action = str
 JSON = Any
@@ -55,6 +56,43 @@ class IllegalAction(GameError, ValueError):
 
 class InvalidOptions(GameError, ValueError):
     """Game options are unknown or out of range: the user's fault."""
+
+
+class ParsedAction(abc.ABC):
+    """An action as a value, with its text both ways (the one notation shape).
+
+    Every game's ``notation`` module has one root class ``Action`` (the
+    spec's ``action_type``) under this one: ``Action.from_text(text)`` parses
+    canonical action text and raises ``InvalidAction`` for text that is no
+    action of the game; ``value.text()`` writes it back.  For every text a
+    game offers, ``from_text(text).text() == text``.  On a subclass (a Back
+    Alley ``Bid``, say) ``from_text`` also refuses the text of other kinds.
+    Whether a well-formed action is legal *now* is the state's business.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def from_text(cls, text: object) -> Self:
+        value = cls._parse(text)
+        if not isinstance(value, cls):
+            raise InvalidAction(f"{text!r} is a {type(value).__name__}, not a {cls.__name__}")
+        return value
+
+    @classmethod
+    @abc.abstractmethod
+    def _parse(cls, text: object) -> "ParsedAction":
+        """The value of any action text of the game; ``InvalidAction`` for text that is none."""
+
+    @abc.abstractmethod
+    def text(self) -> str:
+        """The canonical action text of this value."""
+
+
+def team_of_seat(seat: int, num_teams: int) -> int:
+    """The team of ``seat`` in a game of ``num_teams`` teams: ``seat mod num_teams``
+    (RULES.md 0.2, every game), so partners never sit side by side."""
+    return seat % num_teams
 
 
 def merge_options(game: str, options: Mapping[str, JSON] | None, defaults: Mapping[str, JSON]) -> dict[str, JSON]:
@@ -137,8 +175,8 @@ class GameState(abc.ABC):
     num_seats: int
     num_teams: int
 
-    @abc.abstractmethod
-    def team_of(self, seat: int) -> int: ...
+    def team_of(self, seat: int) -> int:
+        return team_of_seat(seat, self.num_teams)
 
     @abc.abstractmethod
     def to_act(self) -> int | None: ...
@@ -172,6 +210,7 @@ class GameSpec(abc.ABC):
     name: ClassVar[str]  # registry name, e.g. "back-alley"
     title: ClassVar[str]  # human name, e.g. "Back Alley"
     rules_version: ClassVar[str]  # bumps when RULES.md changes for this game
+    action_type: ClassVar[type[ParsedAction]]  # the notation: action text <-> value
 
     @abc.abstractmethod
     def normalize_options(self, options: Mapping[str, JSON]) -> dict[str, JSON]:
@@ -184,7 +223,7 @@ class GameSpec(abc.ABC):
     def num_teams(self, options: Mapping[str, JSON]) -> int: ...
 
     def team_of(self, seat: int, options: Mapping[str, JSON]) -> int:
-        return seat % self.num_teams(options)
+        return team_of_seat(seat, self.num_teams(options))
 
     @abc.abstractmethod
     def new_game(

@@ -4,9 +4,16 @@ A card is a two-character string, rank then suit: ``"TS"`` is the ten of
 spades.  Jokers are ``"BJ"``/``"LJ"`` (Back Alley) and ``"JK"`` (Schmier,
 Pegs and Jokers).  Engines may use other internal encodings on hot paths but
 every card that crosses an engine boundary is one of these strings.
+
+It also holds the one shuffle of the project (RULES.md 0.4): ``shuffle`` and
+``randbelow`` draw from a seeded ``random.Random`` through ``getrandbits``
+only, so a seed deals the same cards on every Python version.
 """
 
 from __future__ import annotations
+
+import random
+from functools import cache
 
 from .base import InvalidAction
 
@@ -56,3 +63,41 @@ def parse_card(text: str, jokers: tuple[str, ...] = JOKERS) -> str:
 
 def format_cards(cards) -> str:
     return " ".join(cards)
+
+
+# --- the seeded shuffle (RULES.md 0.4) ----------------------------------------
+# ``random.Random.shuffle`` and ``randrange`` are not promised to stay the same
+# across Python versions; ``getrandbits(k)`` for k ≤ 32 is the top k bits of one
+# Mersenne Twister word, which is.  The algorithm below is the one CPython's
+# ``shuffle`` and ``randrange(n)`` used when it was written (3.11: Fisher–Yates
+# from the end, each index by rejection sampling on ``n.bit_length()`` bits), so
+# the games seeded before it deal the same cards; tests/games/test_cards.py pins it.
+
+
+def randbelow(rng: random.Random, n: int) -> int:
+    """A uniform integer ``0 <= r < n``: ``n.bit_length()`` bits, drawn again until below ``n``."""
+    if n < 1:
+        raise ValueError(f"randbelow needs n >= 1, got {n}")
+    getrandbits = rng.getrandbits
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
+
+
+@cache
+def _swaps(size: int) -> tuple[tuple[int, int, int], ...]:
+    """``(i, n, k)`` per step of a shuffle of ``size`` items: index ``i`` swaps with
+    ``randbelow(n = i + 1)``, which draws ``k = n.bit_length()`` bits at a time."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+
+
+def shuffle(items: list, rng: random.Random) -> None:
+    """Shuffle ``items`` in place with ``rng``: Fisher–Yates with ``randbelow`` (inlined)."""
+    getrandbits = rng.getrandbits
+    for i, n, k in _swaps(len(items)):
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]

@@ -15,8 +15,9 @@ import pytest
 
 from referee.games import IllegalAction, InvalidAction, InvalidOptions
 from referee.games.back_alley import SPEC, BackAlleyState
-from referee.games.back_alley.notation import DECK
+from referee.games.back_alley.notation import DECK, Action, Bid, Play
 from referee.games.back_alley.rules import deal_score, hand_size
+from referee.games.cards import randbelow, shuffle
 
 
 def deal(hands, turn_up, *, dealer=3, stock=(), **kw):
@@ -80,9 +81,9 @@ def test_0_4_dealer_moves_left_every_deal():
 def test_0_5_cards_are_dealt_one_at_a_time_from_the_dealers_left():
     seed = 2024
     rng = random.Random(seed)
-    dealer = rng.randrange(4)
+    dealer = randbelow(rng, 4)
     deck = list(DECK)
-    rng.shuffle(deck)
+    shuffle(deck, rng)
     state, events = SPEC.new_game(seed)
     hands = {e.data["seat"]: e.data["cards"] for e in events if e.data["type"] == "hand"}
     for j in range(4):
@@ -204,6 +205,30 @@ def test_options_defaults_and_refusals():
     assert [SPEC.team_of(s, {}) for s in range(4)] == [0, 1, 0, 1]
     state, _ = SPEC.new_game(0, None)
     assert [state.team_of(s) for s in range(4)] == [0, 1, 0, 1]
+
+
+def test_action_text_parses_to_bids_and_plays():
+    assert Action.from_text("7") == Bid(7) and Action.from_text("board") == Bid("board")
+    assert Action.from_text("pass") == Bid("pass") and Action.from_text("LJ") == Play("LJ")
+    assert Bid.from_text("12") == Bid(12) and Play.from_text("TD") == Play("TD")
+    for bad in ("JK", "as", "07", "+7", "pass\n", "", "1000", None):
+        with pytest.raises(InvalidAction):
+            Action.from_text(bad)
+    with pytest.raises(InvalidAction):
+        Bid.from_text("AS")  # a Play, not a Bid
+    with pytest.raises(InvalidAction):
+        Play.from_text("pass")
+
+
+def test_bid_decisions_offer_bids_and_play_decisions_offer_cards():
+    for seed in range(3):
+        state, _ = SPEC.new_game(seed)
+        rng = random.Random(seed)
+        while state.to_act() is not None:
+            kind = Play if state.decision() == "play" else Bid
+            legal = state.legal_actions()
+            assert all(isinstance(Action.from_text(a), kind) for a in legal)
+            state.apply(rng.choice(legal))
 
 
 # --- BA-1, BA-2 ---------------------------------------------------------------

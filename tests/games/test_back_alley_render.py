@@ -1,12 +1,10 @@
-"""Back Alley action notation round trips and the renderer on real playouts."""
+"""The Back Alley renderer on real playouts."""
 
 from __future__ import annotations
 
 import pytest
 
-from referee.games import InvalidAction
 from referee.games.back_alley import RENDERER, SPEC, BackAlleyState
-from referee.games.back_alley.notation import Bid, Play, format_action, parse_action
 
 from .playouts import recorded_playout
 
@@ -28,26 +26,6 @@ def seat_view(entries, seat):
 @pytest.fixture(scope="module")
 def game():
     return record(3)
-
-
-def test_actions_round_trip_over_random_playouts():
-    for seed in range(3):
-        _, entries = record(seed, choice_seed=seed)
-        for entry in entries:
-            if entry["record"] == "decision":
-                for text in entry["legal"]:
-                    parsed = parse_action(text)
-                    assert format_action(parsed) == text
-                    assert parse_action(format_action(parsed)) == parsed
-                    assert isinstance(parsed, Play if entry["decision"] == "play" else Bid)
-
-
-def test_parse_refuses_text_that_is_no_action():
-    assert parse_action("7") == Bid(7) and parse_action("board") == Bid("board")
-    assert parse_action("LJ") == Play("LJ")
-    for bad in ("JK", "as", "07", "+7", "pass\n", "", "1000", None):
-        with pytest.raises(InvalidAction):
-            parse_action(bad)
 
 
 def test_score_table_has_one_row_per_counted_deal_with_running_totals(game):

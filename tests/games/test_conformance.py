@@ -3,7 +3,9 @@
 Seeded random playouts check: every offered action applies; illegal and
 unparseable actions are refused without changing the state; every game ends;
 the same seed and the same choices give the same game; events are JSON-able
-and address real seats; observations are JSON-able and name the seat.
+and address real seats; observations are JSON-able and name the seat; every
+offered action text round-trips through the game's notation
+(``spec.action_type``).  ``CONFIGS`` must cover every registered game.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import random
 
 import pytest
 
-from referee.games import GAMES, IllegalAction, InvalidAction
+from referee.games import GAMES, IllegalAction, InvalidAction, ParsedAction, team_of_seat
 
 # (game, options) pairs played by the contract test; every player count of
 # every game is covered.
@@ -30,8 +32,11 @@ MAX_STEPS = 200_000
 
 def configs():
     for name, options in CONFIGS:
-        if name in GAMES:
-            yield pytest.param(name, options, id=f"{name}-{options.get('players', '')}")
+        yield pytest.param(name, options, id=f"{name}-{options.get('players', '')}")
+
+
+def test_the_configs_cover_every_registered_game_and_only_those():
+    assert {name for name, _ in CONFIGS} == set(GAMES) == set(PLAYOUTS)
 
 
 def playout(name, options, seed, choice_seed, checks=False):
@@ -82,6 +87,32 @@ def playout(name, options, seed, choice_seed, checks=False):
 def test_random_playouts_end_and_respect_the_contract(name, options):
     for i in range(PLAYOUTS[name] // (3 if name == "pegs-and-jokers" else 1)):
         playout(name, options, seed=i, choice_seed=1000 + i, checks=(i < 3))
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_every_offered_action_round_trips_through_the_notation(name, options):
+    spec = GAMES[name]
+    notation = spec.action_type
+    assert issubclass(notation, ParsedAction)
+    opts = spec.normalize_options(options)
+    texts = 0
+    for seed in range(3):
+        state, _ = spec.new_game(seed, opts)
+        rng = random.Random(seed)
+        while state.to_act() is not None:
+            legal = state.legal_actions()
+            for text in legal:
+                value = notation.from_text(text)
+                assert isinstance(value, notation)
+                assert value.text() == text, f"{text!r} parses to {value!r}, which writes {value.text()!r}"
+                assert notation.from_text(value.text()) == value
+                assert type(value).from_text(text) == value
+            texts += len(legal)
+            state.apply(rng.choice(legal))
+    assert texts > 1000
+    for bad in ("\x00not an action\x00", "", " ", None, 7, ["pass"], b"pass"):
+        with pytest.raises(InvalidAction):
+            notation.from_text(bad)
 
 
 @pytest.mark.parametrize("name,options", list(configs()))
@@ -137,6 +168,53 @@ def _near_miss_actions(legal):
         out.append(a + "x")
         out.append(a[::-1])
     return out
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_every_view_of_a_seats_team_is_the_one_rule(name, options):
+    """RULES.md 0.2: the spec, the state, the observations and the events all
+    say the team of a seat is ``team_of_seat(seat, num_teams)``."""
+    spec = GAMES[name]
+    opts = spec.normalize_options(options)
+    state, _ = spec.new_game(3, opts)
+    k = spec.num_teams(opts)
+    assert state.num_teams == k and state.num_seats == spec.num_seats(opts)
+    for seat in range(spec.num_seats(opts)):
+        assert spec.team_of(seat, opts) == state.team_of(seat) == team_of_seat(seat, k)
+        assert state.observe(seat).get("team", team_of_seat(seat, k)) == team_of_seat(seat, k)
+
+
+def _scramble(value):
+    """Empty every dict and list inside ``value`` (a caller free to change what it got)."""
+    children = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
+    for child in children:
+        _scramble(child)
+    if isinstance(value, (dict, list)):
+        value.clear()
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_events_belong_to_the_caller(name, options):
+    """Changing the data of the events a game returned changes neither that game
+    nor another one: the engine keeps no reference to them and shares none."""
+    spec = GAMES[name]
+    opts = spec.normalize_options(options)
+    games = [spec.new_game(11, opts) for _ in range(2)]
+    (mine, mine_events), (other, other_events) = games
+    rng = random.Random(11)
+    for _ in range(1500):
+        assert [e.data for e in mine_events] == [e.data for e in other_events]
+        for e in mine_events:
+            _scramble(e.data)
+        seat = mine.to_act()
+        assert seat == other.to_act()
+        if seat is None:
+            break
+        legal = mine.legal_actions()
+        assert legal == other.legal_actions()
+        assert json.dumps(mine.observe(seat), sort_keys=True) == json.dumps(other.observe(seat), sort_keys=True)
+        action = rng.choice(legal)
+        mine_events, other_events = mine.apply(action), other.apply(action)
 
 
 @pytest.mark.parametrize("name,options", list(configs()))

@@ -1,15 +1,11 @@
-"""Schmier action text round trips and the renderer on real seeded playouts."""
+"""The Schmier renderer on real seeded playouts."""
 
 from __future__ import annotations
 
 import json
-import random
 
-import pytest
-
-from referee.games import RENDERERS, InvalidAction
+from referee.games import RENDERERS
 from referee.games.schmier import RENDERER, SPEC
-from referee.games.schmier.notation import ActionValue, format_action, parse_action
 
 from .playouts import event_entry, recorded_playout
 
@@ -28,39 +24,6 @@ def seat_view(entries, seat):
         elif e["record"] == "decision" and e["seat"] == seat:
             out.append(e)
     return out
-
-
-# --- notation -------------------------------------------------------------------
-
-
-def test_action_text_round_trips_over_random_playouts():
-    kinds = set()
-    for seed in range(3):
-        state, _ = SPEC.new_game(seed, {"max_deals": 4})
-        rng = random.Random(seed)
-        while state.to_act() is not None:
-            for a in state.legal_actions():
-                parsed = parse_action(a)
-                kinds.add(parsed.kind)
-                assert format_action(parsed) == a
-                assert parse_action(format_action(parsed)) == parsed
-            state.apply(rng.choice(state.legal_actions()))
-    assert kinds == {"pass", "bid", "trump", "card", "done"}
-
-
-@pytest.mark.parametrize("text", ["", "x", "pas", "PASS", "1S", "ZZ", "BJ", "LJ", "04", "AS ", " 3", "३", None, 3])
-def test_text_that_is_no_schmier_action_does_not_parse(text):
-    with pytest.raises(InvalidAction):
-        parse_action(text)
-
-
-def test_parsed_forms():
-    assert parse_action("pass") == ActionValue("pass")
-    assert parse_action("5") == ActionValue("bid", 5)
-    assert parse_action("7") == ActionValue("bid", 7)  # well formed, never legal
-    assert parse_action("H") == ActionValue("trump", "H")
-    assert parse_action("JK") == ActionValue("card", "JK")
-    assert parse_action("done") == ActionValue("done")
 
 
 # --- renderer --------------------------------------------------------------------

@@ -7,16 +7,17 @@ Two decision kinds, two action forms:
 * ``"play"``: a card in the project notation, ``"AS"``, ``"TD"``, ``"BJ"``,
   ``"LJ"`` (``referee.games.cards``).
 
-``parse_action`` turns text into a small value (``Bid`` or ``Play``) and
-raises ``InvalidAction`` for text that is neither; ``format_action`` is its
-inverse.  Whether a well-formed action is *legal now* is the state's business.
+``Action.from_text`` turns text into a small value (``Bid`` or ``Play``) and
+raises ``InvalidAction`` for text that is neither; ``value.text()`` is its
+inverse (``referee.games.base.ParsedAction``).  Whether a well-formed action
+is *legal now* is the state's business.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..base import InvalidAction
+from ..base import InvalidAction, ParsedAction
 from ..cards import STANDARD_DECK
 
 JOKERS = ("BJ", "LJ")
@@ -25,43 +26,41 @@ DECK: tuple[str, ...] = STANDARD_DECK + JOKERS
 CARD_SET = frozenset(DECK)
 
 
-@dataclass(frozen=True, slots=True)
-class Bid:
-    """``value`` is ``"pass"``, ``"board"`` or a trick count (int)."""
-
-    value: str | int
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    card: str
-
-
 def is_number_text(text: str) -> bool:
     """Canonical decimal: ``"7"``, ``"12"``; not ``"07"``, ``"+7"``, ``"٧"``."""
     return text.isascii() and text.isdigit() and (text == "0" or text[0] != "0")
 
 
-def parse_action(text: object) -> Bid | Play:
-    if isinstance(text, str):
-        if text in CARD_SET:
-            return Play(text)
-        if text == "pass" or text == "board":
-            return Bid(text)
-        if len(text) <= 3 and is_number_text(text):
-            return Bid(int(text))
-    raise InvalidAction(f"not a Back Alley action: {text!r} (expected a card, 'pass', 'board' or a number)")
+class Action(ParsedAction):
+    """A Back Alley action: a ``Bid`` or a ``Play``."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _parse(cls, text: object) -> Action:
+        if isinstance(text, str):
+            if text in CARD_SET:
+                return Play(text)
+            if text == "pass" or text == "board":
+                return Bid(text)
+            if len(text) <= 3 and is_number_text(text):
+                return Bid(int(text))
+        raise InvalidAction(f"not a Back Alley action: {text!r} (expected a card, 'pass', 'board' or a number)")
 
 
-def format_action(action: Bid | Play) -> str:
-    if isinstance(action, Play):
-        return action.card
-    return str(action.value)
+@dataclass(frozen=True, slots=True)
+class Bid(Action):
+    """``value`` is ``"pass"``, ``"board"`` or a trick count (int)."""
+
+    value: str | int
+
+    def text(self) -> str:
+        return str(self.value)
 
 
-def is_well_formed(text: object) -> bool:
-    try:
-        parse_action(text)
-    except InvalidAction:
-        return False
-    return True
+@dataclass(frozen=True, slots=True)
+class Play(Action):
+    card: str
+
+    def text(self) -> str:
+        return self.card

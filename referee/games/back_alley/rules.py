@@ -23,14 +23,18 @@ from ..base import (
     GameState,
     IllegalAction,
     Outcome,
+    team_of_seat,
 )
-from ..cards import RANK_INDEX, SUITS
-from .notation import CARD_SET, DECK, JOKERS, parse_action
+from ..cards import RANK_INDEX, SUITS, randbelow, shuffle
+from .notation import CARD_SET, DECK, JOKERS, Action
 
 NUM_SEATS = 4
 NUM_TEAMS = 2
 NUM_DEALS = 25
 DEFAULT_OPTIONS: dict[str, JSON] = {"max_redeals": 10}
+
+#: TEAM[s]: the team of seat s (RULES 0.2).
+TEAM = tuple(team_of_seat(s, NUM_TEAMS) for s in range(NUM_SEATS))
 
 BID, PLAY, OVER = 0, 1, 2
 _PHASE_NAMES = ("bid", "play", "over")
@@ -160,7 +164,7 @@ class BackAlleyState(GameState):
     def _new_deal(self, events: list[Event]) -> None:
         """Shuffle and deal one card at a time from the dealer's left (0.5)."""
         deck = list(DECK)
-        self._rng.shuffle(deck)
+        shuffle(deck, self._rng)
         n = 4 * self._h
         d = self._dealer
         hands: list[list[str]] = [[], [], [], []]
@@ -218,9 +222,6 @@ class BackAlleyState(GameState):
 
     # -- queries ----------------------------------------------------------
 
-    def team_of(self, seat: int) -> int:
-        return seat & 1
-
     def to_act(self) -> int | None:
         return None if self._phase == OVER else self._turn
 
@@ -275,7 +276,7 @@ class BackAlleyState(GameState):
         if legal is None:
             legal = self._legal = self._compute_legal()
         if action not in legal:
-            parse_action(action)  # raises InvalidAction for malformed text
+            Action.from_text(action)  # raises InvalidAction for malformed text
             raise IllegalAction(
                 f"{action!r} is not legal now ({_PHASE_NAMES[self._phase]}); legal: {' '.join(legal)}"
             )
@@ -363,7 +364,7 @@ class BackAlleyState(GameState):
         leader = self._leader
         winner = (leader + win) & 3
         won = self._won
-        won[winner & 1] += 1
+        won[TEAM[winner]] += 1
         if not self._broken and self._trumps is not None and not self._trumps.isdisjoint(trick):
             self._broken = True
         self._past.append((leader, tuple(trick), winner))
@@ -427,7 +428,7 @@ class BackAlleyState(GameState):
         in_play = phase == PLAY or (phase == OVER and contracts is not None)
         return {
             "seat": seat,
-            "team": seat & 1,
+            "team": TEAM[seat],
             "phase": _PHASE_NAMES[phase],
             "to_act": self.to_act(),
             "deal": self._deal,
@@ -484,6 +485,7 @@ class BackAlleySpec(GameSpec):
     name = "back-alley"
     title = "Back Alley"
     rules_version = "1"
+    action_type = Action
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
         out = merge_options("Back Alley", options, DEFAULT_OPTIONS)
@@ -501,7 +503,7 @@ class BackAlleySpec(GameSpec):
     ) -> tuple[BackAlleyState, list[Event]]:
         opts = self.normalize_options(options)
         rng = random.Random(seed)
-        dealer = rng.randrange(NUM_SEATS)  # 0.4
+        dealer = randbelow(rng, NUM_SEATS)  # 0.4
         state = BackAlleyState(opts, rng, dealer)
         events: list[Event] = []
         state._new_deal(events)

@@ -1,4 +1,4 @@
-"""Action text of Pegs and Jokers: structured values with ``text()`` / ``parse_action``.
+"""Action text of Pegs and Jokers: structured values with ``Action.from_text`` / ``text()``.
 
 Grammar (exact; one space after the card, no other spaces)::
 
@@ -14,8 +14,9 @@ Examples: ``KH 2:S-T44`` (king: bring a peg of colour 2 out), ``7C 0:T10-T11,0:T
 (a 7 split, parts in the order made), ``8D 1:T30-T22``, ``JK 3:T60-T12``,
 ``5S 0:T1-H2``, ``discard 5S``.
 
-``parse_action`` checks the grammar only (``InvalidAction`` otherwise); whether
-the action is legal now is the engine's business.
+``Action.from_text`` checks the grammar only (``InvalidAction`` otherwise) and
+``value.text()`` writes the text back (``referee.games.base.ParsedAction``);
+whether the action is legal now is the engine's business.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..base import InvalidAction
+from ..base import InvalidAction, ParsedAction
 from ..cards import parse_card
 
 JOKERS = ("JK",)
@@ -47,8 +48,35 @@ class Step:
         return f"{self.colour}:{self.src}-{self.dst}"
 
 
+class Action(ParsedAction):
+    """A Pegs and Jokers action: a ``Play`` or a ``Discard``."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _parse(cls, text: object) -> Action:
+        if not isinstance(text, str):
+            raise InvalidAction(f"action must be text, not {type(text).__name__}")
+        m = _DISCARD.fullmatch(text)
+        if m:
+            return Discard(parse_card(m.group(1), JOKERS))
+        m = _PLAY.fullmatch(text)
+        if not m:
+            raise InvalidAction(
+                f"not a Pegs and Jokers action: {text!r} "
+                "(expected e.g. 'KH 2:S-T44', '7C 0:T10-T11,0:T20-T25' or 'discard 5S')"
+            )
+        card = parse_card(m.group(1), JOKERS)
+        steps = [Step(int(m.group(2)), m.group(3), m.group(4))]
+        if m.group(5) is not None:
+            if card[0] != "7":
+                raise InvalidAction(f"only a 7 may be split into two parts: {text!r}")
+            steps.append(Step(int(m.group(5)), m.group(6), m.group(7)))
+        return Play(card, tuple(steps))
+
+
 @dataclass(frozen=True, slots=True)
-class Play:
+class Play(Action):
     """Play ``card`` face up and move: one step, or two for a 7 split (in order made)."""
 
     card: str
@@ -59,39 +87,10 @@ class Play:
 
 
 @dataclass(frozen=True, slots=True)
-class Discard:
+class Discard(Action):
     """Discard ``card`` face up without moving (PJ-4.3)."""
 
     card: str
 
     def text(self) -> str:
         return "discard " + self.card
-
-
-Action = Play | Discard
-
-
-def parse_action(text: str) -> Action:
-    """Parse action text; raise ``InvalidAction`` if it does not follow the grammar."""
-    if not isinstance(text, str):
-        raise InvalidAction(f"action must be text, not {type(text).__name__}")
-    m = _DISCARD.fullmatch(text)
-    if m:
-        return Discard(parse_card(m.group(1), JOKERS))
-    m = _PLAY.fullmatch(text)
-    if not m:
-        raise InvalidAction(
-            f"not a Pegs and Jokers action: {text!r} "
-            "(expected e.g. 'KH 2:S-T44', '7C 0:T10-T11,0:T20-T25' or 'discard 5S')"
-        )
-    card = parse_card(m.group(1), JOKERS)
-    steps = [Step(int(m.group(2)), m.group(3), m.group(4))]
-    if m.group(5) is not None:
-        if card[0] != "7":
-            raise InvalidAction(f"only a 7 may be split into two parts: {text!r}")
-        steps.append(Step(int(m.group(5)), m.group(6), m.group(7)))
-    return Play(card, tuple(steps))
-
-
-def format_action(action: Action) -> str:
-    return action.text()

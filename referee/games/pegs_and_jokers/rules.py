@@ -36,12 +36,14 @@ from ..base import (
     InvalidAction,
     InvalidOptions,
     Outcome,
+    team_of_seat,
 )
-from ..cards import STANDARD_DECK
+from ..cards import STANDARD_DECK, randbelow, shuffle
 from .board import HOME_HOLES, START, board_for
-from .notation import Discard, parse_action
+from .notation import Action, Discard
 
 PEGS = 5
+NUM_TEAMS = 2
 HAND = 6  # PJ-4.1: draw up to 6 at the start of a turn
 DEAL = 5  # PJ-3
 FULL_HOME = (1 << HOME_HOLES) - 1
@@ -70,7 +72,10 @@ class PegsAndJokersState(GameState):
 
     def __init__(self, options: Mapping[str, JSON], rng: random.Random, dealer: int) -> None:
         n = self.num_seats = options["players"]
-        self.num_teams = 2
+        self.num_teams = NUM_TEAMS
+        #: team of each seat (RULES 0.2), and the seats of each team in seat order.
+        self._team = tuple(team_of_seat(s, NUM_TEAMS) for s in range(n))
+        self._members = tuple(tuple(s for s in range(n) if self._team[s] == t) for t in range(NUM_TEAMS))
         self.options = dict(options)
         self.max_turns: int = options["max_turns"]
         board = self.board = board_for(n)
@@ -143,13 +148,13 @@ class PegsAndJokersState(GameState):
             rest = deck_for(n)
             for card in [c for h in state.hands for c in h] + list(discard_pile):
                 rest.remove(card)
-            state._rng.shuffle(rest)
+            shuffle(rest, state._rng)
             draw_pile = rest
         state.draw_pile = list(draw_pile)
         state.discard_pile = list(discard_pile)
         state.turn = turn
         state.seat = to_act
-        if any(state._team_done(t) for t in range(2)):
+        if any(state._team_done(t) for t in range(NUM_TEAMS)):
             raise ValueError("a team already has every peg home")
         state.colour = state._colour_for(to_act)
         if not state.hands[to_act]:
@@ -160,7 +165,7 @@ class PegsAndJokersState(GameState):
         """PJ-1/PJ-3/0.5: shuffle, deal 5 each one at a time from the dealer's left."""
         n = self.num_seats
         deck = deck_for(n)
-        self._rng.shuffle(deck)
+        shuffle(deck, self._rng)
         for _ in range(DEAL):
             for i in range(1, n + 1):
                 self.hands[(self.dealer + i) % n].append(deck.pop())
@@ -178,16 +183,16 @@ class PegsAndJokersState(GameState):
     def _colour_for(self, seat: int) -> int:
         """PJ-8: own colour, else the nearest teammate clockwise with pegs outside home."""
         n = self.num_seats
-        c = seat
-        for _ in range(n // 2):
-            if self.home[c] != FULL_HOME:
+        team = self._team
+        for i in range(n):
+            c = (seat + i) % n
+            if team[c] == team[seat] and self.home[c] != FULL_HOME:
                 return c
-            c = (c + 2) % n
         raise AssertionError("the team of this seat has already won")
 
     def _team_done(self, team: int) -> bool:
         home = self.home
-        return all(home[c] == FULL_HOME for c in range(team, self.num_seats, 2))
+        return all(home[c] == FULL_HOME for c in self._members[team])
 
     def _start_turn(self, events: list[Event]) -> None:
         """PJ-4.1: draw up to 6 (reshuffling the discard pile if needed, PJ-3)."""
@@ -214,15 +219,12 @@ class PegsAndJokersState(GameState):
     def _reshuffle(self, events: list[Event]) -> None:
         """PJ-3 (ruling): the discard pile, shuffled, becomes the draw pile."""
         pile = self.discard_pile
-        self._rng.shuffle(pile)
+        shuffle(pile, self._rng)
         self.draw_pile = pile
         self.discard_pile = []
         events.append(Event({"type": "reshuffle", "draw_pile": len(pile)}))
 
     # -- the contract -------------------------------------------------------
-
-    def team_of(self, seat: int) -> int:
-        return seat % 2
 
     def to_act(self) -> int | None:
         return None if self._outcome is not None else self.seat
@@ -270,8 +272,8 @@ class PegsAndJokersState(GameState):
             self.hits[seat] += hits
             events = [Event({"type": "move", "turn": self.turn, "seat": seat, "colour": colour,
                              "card": card, "action": action, "parts": parts, "hits": hits})]
-            if self.home[colour] == FULL_HOME and self._team_done(colour % 2):
-                self._finish(events, "win", (colour % 2,), "all_pegs_home")
+            if self.home[colour] == FULL_HOME and self._team_done(self._team[colour]):
+                self._finish(events, "win", (self._team[colour],), "all_pegs_home")
                 return events
         if self.turn >= self.max_turns:
             self._finish(events, "draw", (), "max_turns")
@@ -284,7 +286,7 @@ class PegsAndJokersState(GameState):
         """Raise the right error for an action that is not in the legal list."""
         if not isinstance(action, str):
             raise InvalidAction(f"an action is a string, not {type(action).__name__}")
-        parsed = parse_action(action)  # InvalidAction if it does not parse
+        parsed = Action.from_text(action)  # InvalidAction if it does not parse
         hand = self.hands[self.seat]
         if parsed.card not in hand:
             raise IllegalAction(f"{parsed.card} is not in the hand of seat {self.seat}")
@@ -321,9 +323,9 @@ class PegsAndJokersState(GameState):
     def home_counts(self) -> list[int]:
         return [m.bit_count() for m in self.home]
 
-    def team_home(self) -> tuple[int, int]:
+    def team_home(self) -> tuple[int, ...]:
         counts = self.home_counts()
-        return (sum(counts[0::2]), sum(counts[1::2]))
+        return tuple(sum(counts[s] for s in seats) for seats in self._members)
 
     def peg_texts(self) -> list[list[str]]:
         names = self.board.names
@@ -409,7 +411,8 @@ class PegsAndJokersState(GameState):
             return ((c, f, h),)
         if o == c:
             return None
-        if (o ^ c) & 1:
+        team = self._team
+        if team[o] != team[c]:
             return ((c, f, h), (o, h, START))
         spot = self.board.in_spot[o]
         if spot == h:
@@ -417,7 +420,7 @@ class PegsAndJokersState(GameState):
         q = -1 if spot == f else occ[spot]
         if q < 0:
             return ((c, f, h), (o, h, spot))
-        if not (q ^ c) & 1:
+        if team[q] == team[c]:
             return None
         return ((c, f, h), (o, h, spot), (q, spot, START))
 
@@ -656,6 +659,7 @@ class PegsAndJokersState(GameState):
         to_in = board.to_in_spot[c]
         path_bits = board.path_bits
         home_bits = board.home_bits
+        team = self._team
         #: (b, depends, options[b]) per peg; depends[y]: bit set of the holes
         #: (coded as positions) the outcome of moving b forward y depends on.
         pegs: list[tuple[int, list[int], list[list[tuple]]]] = []
@@ -670,7 +674,7 @@ class PegsAndJokersState(GameState):
                         mask |= home_bits
                     h = b + y - L if b + y >= L else b + y
                     o = occ[h]
-                    if o >= 0 and o != c and not (o ^ c) & 1:
+                    if o >= 0 and o != c and team[o] == team[c]:
                         mask |= 1 << in_spot[o]
                 depends.append(mask)
             pegs.append((b, depends, options[b]))
@@ -720,6 +724,7 @@ class PegsAndJokersSpec(GameSpec):
     name = "pegs-and-jokers"
     title = "Pegs and Jokers"
     rules_version = "1"
+    action_type = Action
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
         out = merge_options("pegs-and-jokers", options, DEFAULT_OPTIONS)
@@ -740,7 +745,7 @@ class PegsAndJokersSpec(GameSpec):
     ) -> tuple[PegsAndJokersState, list[Event]]:
         opts = self.normalize_options(options)
         rng = random.Random(seed)
-        dealer = rng.randrange(opts["players"])  # 0.4
+        dealer = randbelow(rng, opts["players"])  # 0.4
         state = PegsAndJokersState(opts, rng, dealer)
         events: list[Event] = []
         state._deal(events)

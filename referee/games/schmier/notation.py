@@ -8,11 +8,12 @@ Every action is one short string:
   and ``play``);
 * ``"done"`` (decision ``discard``: stop discarding and draw).
 
-``parse_action`` turns text into an ``ActionValue`` and raises
-``InvalidAction`` for text that is no Schmier action at all; whether a
-well-formed action is legal *now* is the state's business (``IllegalAction``).
-A bid is well formed for any decimal number without a leading zero, so
-``"7"`` parses (and is refused as illegal) while ``"07"`` does not parse.
+``Action.from_text`` turns text into an ``Action`` and raises
+``InvalidAction`` for text that is no Schmier action at all; ``value.text()``
+is its inverse (``referee.games.base.ParsedAction``).  Whether a well-formed
+action is legal *now* is the state's business (``IllegalAction``).  A bid is
+well formed for any decimal number without a leading zero, so ``"7"`` parses
+(and is refused as illegal) while ``"07"`` does not parse.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..base import InvalidAction
+from ..base import InvalidAction, ParsedAction
 from ..cards import RANKS, SUITS
 
 #: The 53 Schmier cards as text, in the engine's internal order:
@@ -33,33 +34,27 @@ Kind = Literal["pass", "bid", "trump", "card", "done"]
 
 
 @dataclass(frozen=True, slots=True)
-class ActionValue:
+class Action(ParsedAction):
     """A parsed action: ``kind`` plus the bid number, suit letter or card text."""
 
     kind: Kind
     value: int | str | None = None
 
+    @classmethod
+    def _parse(cls, text: object) -> Action:
+        if not isinstance(text, str):
+            raise InvalidAction(f"an action is a string, not {type(text).__name__}")
+        if text == "pass" or text == "done":
+            return cls(text)
+        if text in CARD_INDEX:
+            return cls("card", text)
+        if len(text) == 1 and text in SUITS:
+            return cls("trump", text)
+        if text.isascii() and text.isdigit() and (text == "0" or text[0] != "0") and len(text) < 6:
+            return cls("bid", int(text))
+        raise InvalidAction(f"not a Schmier action: {text!r}")
+
     def text(self) -> str:
-        """Canonical action text (the inverse of ``parse_action``)."""
         if self.kind in ("pass", "done"):
             return self.kind
         return str(self.value)
-
-
-def parse_action(text: object) -> ActionValue:
-    """Parse action text; raise ``InvalidAction`` when it is not a Schmier action."""
-    if not isinstance(text, str):
-        raise InvalidAction(f"an action is a string, not {type(text).__name__}")
-    if text == "pass" or text == "done":
-        return ActionValue(text)
-    if text in CARD_INDEX:
-        return ActionValue("card", text)
-    if len(text) == 1 and text in SUITS:
-        return ActionValue("trump", text)
-    if text.isascii() and text.isdigit() and (text == "0" or text[0] != "0") and len(text) < 6:
-        return ActionValue("bid", int(text))
-    raise InvalidAction(f"not a Schmier action: {text!r}")
-
-
-def format_action(action: ActionValue) -> str:
-    return action.text()

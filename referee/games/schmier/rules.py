@@ -28,23 +28,17 @@ The hot path (a random game is ~115 deals and ~6,900 decisions, see
   checks membership in it.  Nothing outside ``apply`` mutates ``_legal``.
 * During the play each seat's hand is also kept split by the suit a card
   follows (``_by_suit``), so a follower's legal list needs no filtering.
-* The events of single decisions (a play, a bid, a discard, ...) are built
-  once at import and shared between games.  Their data is a read-only dict
-  (``FrozenData``): equal to the dict it was built from, JSON-encodable, and
-  a caller that tries to change it gets a ``TypeError``, never another game's
-  events changed.  The other events are built per deal.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from ..base import Event, GameSpec, GameState, IllegalAction, Outcome, merge_options, positive_int
-from ..cards import RANKS, SUITS
-from .notation import CARD_INDEX, CARDS, JOKER, parse_action
+from ..base import Event, GameSpec, GameState, IllegalAction, Outcome, merge_options, positive_int, team_of_seat
+from ..cards import RANKS, SUITS, randbelow, shuffle
+from .notation import CARD_INDEX, CARDS, JOKER, Action
 
 NUM_SEATS = 6
 NUM_TEAMS = 3
@@ -143,6 +137,8 @@ DEALER_MAY = [
 BID_LEGAL = [["pass"] + [str(b) for b in range(max(MIN_BID, h + 1), MAX_BID + 1)] for h in range(7)]
 SUIT_LEGAL = list(SUITS)
 NEXT = [(s + 1) % NUM_SEATS for s in range(NUM_SEATS)]
+#: TEAM[s]: the team of seat s (RULES 0.2).
+TEAM = [team_of_seat(s, NUM_TEAMS) for s in range(NUM_SEATS)]
 #: DEAL_FROM[dealer][s]: seat s gets deck[DEAL_FROM[dealer][s]::6] (RULES 0.5).
 DEAL_FROM = [[(s - d - 1) % NUM_SEATS for s in range(NUM_SEATS)] for d in range(NUM_SEATS)]
 #: NEXT_BY[leader][i]: the seat that played card ``i`` of a trick.
@@ -150,110 +146,6 @@ NEXT_BY = [[(s + i) % NUM_SEATS for i in range(NUM_SEATS)] for s in range(NUM_SE
 BID_VALUE = {"pass": 0, **{str(b): b for b in range(MIN_BID, MAX_BID + 1)}}
 SUIT_INDEX = {s: i for i, s in enumerate(SUITS)}
 NO_ACTIONS: list[str] = []  # the legal list once the game is over (never mutated)
-
-
-# --- events ---------------------------------------------------------------
-
-
-class FrozenData(dict):  # type: ignore[type-arg]
-    """The data of a shared event: a dict that refuses to change.
-
-    It compares, iterates and JSON-encodes as the plain dict it was built
-    from; ``copy()``, ``dict(d)`` and ``{**d}`` give a plain, mutable dict,
-    and so do pickling and ``copy.deepcopy``.
-    """
-
-    __slots__ = ()
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise TypeError("event data is shared between games and read-only; copy it to change it")
-
-    __setitem__ = __delitem__ = __ior__ = _refuse
-    clear = pop = popitem = setdefault = update = _refuse
-
-    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        return (dict, (dict(self),))
-
-
-# ``Event`` is a frozen dataclass whose generated ``__init__`` sets its two
-# slots through ``object.__setattr__``; setting them through the slot
-# descriptors directly is the same thing at under half the cost.  Refuse to
-# load if ``Event`` ever grows a field or a ``__post_init__``.
-assert [f.name for f in dataclasses.fields(Event)] == ["data", "to"]
-assert not hasattr(Event, "__post_init__")
-_new_object = object.__new__
-_set_data = Event.data.__set__  # type: ignore[attr-defined]
-_set_to = Event.to.__set__  # type: ignore[attr-defined]
-
-
-def _event(data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
-    """``Event(data, to)``, built without the frozen dataclass ``__init__``."""
-    ev = _new_object(Event)
-    _set_data(ev, data)
-    _set_to(ev, to)
-    return ev
-
-
-#: ``(s,)``: the audience of a private event of seat ``s``.
-ONLY = [(s,) for s in range(NUM_SEATS)]
-
-
-def _shared(data: dict[str, Any], to: tuple[int, ...] | None = None) -> Event:
-    return _event(FrozenData(data), to)
-
-
-#: Shared events, indexed by seat and then by action text (or number).
-PLAY_EVENTS = [{c: _shared({"type": "play", "seat": s, "card": c}) for c in CARDS} for s in range(NUM_SEATS)]
-DISCARD_EVENTS = [
-    {c: _shared({"type": "discard", "seat": s, "card": c}, ONLY[s]) for c in CARDS} for s in range(NUM_SEATS)
-]
-BID_EVENTS = [{a: _shared({"type": "bid", "seat": s, "bid": a}) for a in BID_VALUE} for s in range(NUM_SEATS)]
-TRUMP_EVENTS = [{a: _shared({"type": "trump", "seat": s, "trump": a}) for a in SUITS} for s in range(NUM_SEATS)]
-CONTRACT_EVENTS = [
-    {b: _shared({"type": "contract", "declarer": s, "bid": b}) for b in range(MIN_BID, MAX_BID + 1)}
-    for s in range(NUM_SEATS)
-]
-DRAW_EVENTS = [
-    [_shared({"type": "draw", "seat": s, "count": n}) for n in range(STOCK_SIZE + 1)] for s in range(NUM_SEATS)
-]
-
-
-# --- shuffling ------------------------------------------------------------
-
-#: ``random.Random.shuffle`` of a 53-card deck, step by step: position ``i``
-#: swaps with ``randbelow(n = i + 1)``, which draws ``k`` bits until below ``n``.
-_SHUFFLE_STEPS = tuple((i, i + 1, (i + 1).bit_length()) for i in range(DECK_SIZE - 1, 0, -1))
-
-
-def _shuffle_inline(deck: list[str], rng: random.Random) -> None:
-    """Exactly ``rng.shuffle(deck)`` (same order, same draws), inlined."""
-    getrandbits = rng.getrandbits
-    for i, n, k in _SHUFFLE_STEPS:
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        deck[i], deck[j] = deck[j], deck[i]
-
-
-def _shuffle_library(deck: list[str], rng: random.Random) -> None:
-    rng.shuffle(deck)
-
-
-def _inline_matches_library() -> bool:
-    """Whether this Python's ``random.shuffle`` is the one ``_shuffle_inline`` copies."""
-    for seed in range(8):
-        a, b = random.Random(seed), random.Random(seed)
-        x, y = list(CARDS), list(CARDS)
-        a.shuffle(x)
-        _shuffle_inline(y, b)
-        if x != y or a.getrandbits(64) != b.getrandbits(64):
-            return False
-    return True
-
-
-#: Seeded games must deal what ``random.Random.shuffle`` deals (RULES 0.4), on
-#: any Python: the inlined copy is used only where it provably matches.
-shuffle_deck = _shuffle_inline if _inline_matches_library() else _shuffle_library
 
 
 def trick_winner(cards: Sequence[str], trump: int) -> int:
@@ -281,6 +173,7 @@ class SchmierSpec(GameSpec):
     name = "schmier"
     title = "Schmier"
     rules_version = "1"
+    action_type = Action
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return normalize_options(options)
@@ -351,7 +244,7 @@ class SchmierState(GameState):
         """A new game: the first dealer is uniform over the seats (RULES 0.4)."""
         rng = random.Random(seed)
         state = cls(options, rng)
-        state.dealer = rng.randrange(NUM_SEATS)
+        state.dealer = randbelow(rng, NUM_SEATS)
         events: list[Event] = []
         state._shuffle_and_deal(events)
         return state, events
@@ -455,13 +348,13 @@ class SchmierState(GameState):
         state.draw_counts = [0] * NUM_SEATS
         state.discard_counts[dealer] = state.draw_counts[dealer] = len(rest)
         state._start_play()
-        events.append(CONTRACT_EVENTS[declarer][bid])
-        events.append(TRUMP_EVENTS[declarer][trump])
+        events.append(Event({"type": "contract", "declarer": declarer, "bid": bid}))
+        events.append(Event({"type": "trump", "seat": declarer, "trump": trump}))
         return state, events
 
     def _shuffle_and_deal(self, events: list[Event]) -> None:
         deck = list(CARDS)
-        shuffle_deck(deck, self._rng)
+        shuffle(deck, self._rng)
         # RULES 0.5: one card at a time from the dealer's left, clockwise, so
         # the seat ``k`` places left of the dealer gets deck[k-1], deck[k+5], ...
         key = ORDER.__getitem__
@@ -499,9 +392,9 @@ class SchmierState(GameState):
         self.points: list[int | None] = [None] * 6
         self.counts = [0, 0, 0]
         self._by_suit: list[list[list[str]]] = []
-        events.append(_event({"type": "deal", "deal": self.deal, "dealer": self.dealer, "scores": self.scores[:]}))
+        events.append(Event({"type": "deal", "deal": self.deal, "dealer": self.dealer, "scores": self.scores[:]}))
         for s in range(NUM_SEATS):
-            events.append(_event({"type": "hand", "seat": s, "cards": hands[s][:]}, ONLY[s]))
+            events.append(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)))
 
     def clone(self) -> SchmierState:
         new = object.__new__(SchmierState)
@@ -529,9 +422,6 @@ class SchmierState(GameState):
         return new
 
     # -- queries -------------------------------------------------------
-
-    def team_of(self, seat: int) -> int:
-        return seat % NUM_TEAMS
 
     def to_act(self) -> int | None:
         return self.actor  # None once the game is over
@@ -591,11 +481,11 @@ class SchmierState(GameState):
             by_suit[seat][suit].remove(action)
             trick = self.trick
             trick.append(action)
-            event = PLAY_EVENTS[seat][action]
+            event = Event({"type": "play", "seat": seat, "card": action})
             if action in self._special:
                 point = self._special[action]
                 if point < 2:
-                    self.points[point] = seat % NUM_TEAMS  # SC-7.1 High, SC-7.2 Low
+                    self.points[point] = TEAM[seat]  # SC-7.1 High, SC-7.2 Low
                 else:
                     self._pending.append(point)  # SC-7.3-5: to the trick's winner
             n = len(trick)
@@ -616,10 +506,11 @@ class SchmierState(GameState):
             self.hands[seat].remove(action)
             self.discards[seat].append(action)
             self._turn_discards += 1
+            event = Event({"type": "discard", "seat": seat, "card": action}, (seat,))
             if self._turn_discards < MAX_DISCARDS:
                 self._legal.remove(action)  # our own list (built by _discard_legal): the rest stays legal
-                return [DISCARD_EVENTS[seat][action]]
-            return self._draw(seat, [DISCARD_EVENTS[seat][action]])
+                return [event]
+            return self._draw(seat, [event])
         if phase == DEALER_DISCARD:
             seat = self.actor  # type: ignore[assignment]
             hand = self.hands[seat]
@@ -638,13 +529,13 @@ class SchmierState(GameState):
                 self._legal.remove(action)
             else:
                 self._legal = self._compute_legal()
-            return [DISCARD_EVENTS[seat][action]]
+            return [Event({"type": "discard", "seat": seat, "card": action}, (seat,))]
         if phase == BID:
             return self._bid(action)
         return self._name_trump(action)
 
     def _reject(self, action: object) -> NoReturn:
-        parse_action(action)  # raises InvalidAction for text that is no action
+        Action.from_text(action)  # raises InvalidAction for text that is no action
         if self.phase == OVER:
             raise IllegalAction(f"the game is over; {action!r} is not legal")
         raise IllegalAction(
@@ -656,7 +547,7 @@ class SchmierState(GameState):
         seat: int = self.actor  # type: ignore[assignment]
         value = BID_VALUE[action]
         self.bids.append((seat, value))
-        events = [BID_EVENTS[seat][action]]
+        events = [Event({"type": "bid", "seat": seat, "bid": action})]
         if value:
             self.high = value
             self.declarer = seat
@@ -672,7 +563,7 @@ class SchmierState(GameState):
             # SC-3.1: the same dealer deals again; RULES 0.7 guard.
             self.redeals += 1
             events.append(
-                _event({"type": "redeal", "deal": self.deal, "dealer": self.dealer, "redeals": self.redeals})
+                Event({"type": "redeal", "deal": self.deal, "dealer": self.dealer, "redeals": self.redeals})
             )
             if self.redeals >= self._max_redeals:
                 self._finish(
@@ -684,7 +575,7 @@ class SchmierState(GameState):
             return
         self.redeals = 0
         self.played += 1
-        events.append(CONTRACT_EVENTS[self.declarer][self.high])
+        events.append(Event({"type": "contract", "declarer": self.declarer, "bid": self.high}))
         self.phase = TRUMP
         self.actor = self.declarer
         self._legal = SUIT_LEGAL
@@ -693,7 +584,7 @@ class SchmierState(GameState):
         self.trump = t = SUIT_INDEX[action]
         self._eff = EFFECTIVE[t]
         self._special = SPECIAL[t]
-        events = [TRUMP_EVENTS[self.actor][action]]  # type: ignore[index]
+        events = [Event({"type": "trump", "seat": self.actor, "trump": action})]
         self.phase = DISCARD
         self.actor = seat = NEXT[self.dealer]
         self._turn_discards = 0
@@ -706,7 +597,7 @@ class SchmierState(GameState):
         n = self._turn_discards
         self._turn_discards = 0
         self.discard_counts[seat] = self.draw_counts[seat] = n
-        events.append(DRAW_EVENTS[seat][n])
+        events.append(Event({"type": "draw", "seat": seat, "count": n}))
         stock = self.stock
         if n:
             drawn = stock[-1 : -n - 1 : -1]
@@ -714,7 +605,7 @@ class SchmierState(GameState):
             hand = self.hands[seat]
             hand.extend(drawn)
             hand.sort(key=ORDER.__getitem__)
-            events.append(_event({"type": "drawn", "seat": seat, "cards": drawn}, ONLY[seat]))
+            events.append(Event({"type": "drawn", "seat": seat, "cards": drawn}, (seat,)))
         nxt = NEXT[seat]
         if nxt != self.dealer:
             self.actor = nxt
@@ -727,8 +618,8 @@ class SchmierState(GameState):
         hand.extend(drawn)
         hand.sort(key=ORDER.__getitem__)
         self.draw_counts[nxt] = len(drawn)
-        events.append(DRAW_EVENTS[nxt][len(drawn)])
-        events.append(_event({"type": "drawn", "seat": nxt, "cards": drawn}, ONLY[nxt]))
+        events.append(Event({"type": "draw", "seat": nxt, "count": len(drawn)}))
+        events.append(Event({"type": "drawn", "seat": nxt, "cards": drawn}, (nxt,)))
         # ... and must discard exactly max(0, T - 6) trumps, the rest non-trumps.
         non_trumps = list(filter(NON_TRUMPS[self.trump].__contains__, hand))
         self._need_trump = need_trump = max(0, len(hand) - len(non_trumps) - HAND_SIZE)
@@ -759,7 +650,7 @@ class SchmierState(GameState):
         # the led card has a strength > 0 and no other card has the same one.
         strength = list(map(STRENGTH[t][self._led].__getitem__, trick))
         winner = NEXT_BY[leader][strength.index(max(strength))]
-        team = winner % NUM_TEAMS
+        team = TEAM[winner]
         self.tricks_won[team] += 1
         self.counts[team] += sum(map(GAME_VALUE.__getitem__, trick))
         pending = self._pending
@@ -770,10 +661,7 @@ class SchmierState(GameState):
         tricks = self.tricks
         tricks.append((leader, tuple(trick), winner))
         n = len(tricks)
-        event = _new_object(Event)  # _event(), inlined
-        _set_data(event, {"type": "trick", "n": n, "leader": leader, "cards": trick, "winner": winner, "team": team})
-        _set_to(event, None)
-        events.append(event)
+        events.append(Event({"type": "trick", "n": n, "leader": leader, "cards": trick, "winner": winner, "team": team}))
         self.trick = []
         if n < HAND_SIZE:
             self.leader = self.actor = winner
@@ -788,7 +676,7 @@ class SchmierState(GameState):
         top = max(counts)
         points[5] = counts.index(top) if counts.count(top) == 1 else None  # SC-7.6 (tie: nobody)
         won = [points.count(0), points.count(1), points.count(2)]
-        dteam = self.declarer % NUM_TEAMS
+        dteam = TEAM[self.declarer]
         made = won[dteam] >= self.high
         delta = won[:]
         if not made:
@@ -798,7 +686,7 @@ class SchmierState(GameState):
         scores[1] += delta[1]
         scores[2] += delta[2]
         events.append(
-            _event(
+            Event(
                 {
                     "type": "deal_score",
                     "deal": self.deal,
@@ -845,7 +733,7 @@ class SchmierState(GameState):
         self.phase = OVER
         self.actor = None
         self._legal = NO_ACTIONS
-        events.append(_event({"type": "game_end", **outcome.to_json()}))
+        events.append(Event({"type": "game_end", **outcome.to_json()}))
 
     # -- observation ---------------------------------------------------
 
@@ -855,7 +743,7 @@ class SchmierState(GameState):
         known = self.declarer >= 0 and self.phase != BID
         return {
             "seat": seat,
-            "team": seat % NUM_TEAMS,
+            "team": TEAM[seat],
             "phase": PHASE_NAMES[self.phase],
             "to_act": self.to_act(),
             "deal": self.deal,
