@@ -29,6 +29,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from referee.errors import UserFault
 from referee.games import GAMES, GameError, GameSpec, get_game
 from referee.match.types import BotSpec, Limits
 
@@ -38,7 +39,7 @@ _DEFAULT_LIMITS = Limits()
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php", ".R", ".jl")
 
 
-class ConfigError(ValueError):
+class ConfigError(UserFault, ValueError):
     """The tournament settings are wrong: the user's fault, one line of text."""
 
 

@@ -43,6 +43,7 @@ from typing import Any, Protocol
 import structlog
 import trio
 
+from referee.errors import RefereeBug
 from referee.match.runner import run_match
 from referee.match.types import MatchResult
 
@@ -60,7 +61,7 @@ RESULTS_FILE = "results.jsonl"
 PlayFn = Callable[..., Awaitable[MatchResult]]
 
 
-class TournamentError(Exception):
+class TournamentError(RefereeBug):
     """A game failed for a reason that is not a bot's fault: a referee bug."""
 
 

@@ -43,6 +43,7 @@ import structlog
 import trio
 
 from protocol.framing import TOO_LONG, LineBuffer
+from referee.errors import RefereeBug
 from referee.logging import configure_logging, current_level
 from referee.match.bot import describe_exit
 from referee.match.runner import run_match
@@ -56,7 +57,7 @@ _MAX_LINE = 64 << 20  # a result line carries no record entries: far below this
 WORKER_STOP_S = 5.0  # after the bots' own shutdown schedule, how long a worker may take to exit
 
 
-class WorkerError(Exception):
+class WorkerError(RefereeBug):
     """A worker process failed: the referee's fault, never a bot's."""
 
 

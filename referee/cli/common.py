@@ -13,22 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.cli.errors import UserError
-from referee.games import GAMES, RENDERERS, GameSpec, InvalidOptions, get_game
+from referee.games import GAMES, RENDERERS, GameSpec
 from referee.match.types import BotSpec, _INTERPRETERS
-
-
-def resolve_game(name: str) -> GameSpec:
-    try:
-        return get_game(name)
-    except InvalidOptions as exc:
-        raise UserError(str(exc)) from None
-
-
-def normalize_options(spec: GameSpec, options: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return spec.normalize_options(options)
-    except InvalidOptions as exc:
-        raise UserError(f"{spec.name}: {exc}") from None
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:

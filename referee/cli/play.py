@@ -10,10 +10,10 @@ import trio
 import typer
 
 from referee.cli.common import (
-    bot_specs_for_seats, make_console, normalize_options, parse_option_pairs, resolve_game, score_table,
+    bot_specs_for_seats, make_console, parse_option_pairs, score_table,
 )
 from referee.cli.errors import UserError
-from referee.games import Outcome
+from referee.games import Outcome, get_game
 from referee.match.runner import run_match
 from referee.match.types import Limits, MatchResult
 
@@ -96,11 +96,11 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
     ) -> None:
         """Play one game between bots and print the score table and the result."""
-        spec = resolve_game(game)
+        spec = get_game(game)
         opts = parse_option_pairs(option)
         if players is not None:
             opts["players"] = players
-        opts = normalize_options(spec, opts)
+        opts = spec.normalize_options(opts)
         if decision_ms <= 0 or handshake_ms <= 0 or time_bank_ms < 0:
             raise UserError("time limits must be positive")
         caps = {"--memory-mb": memory_mb, "--cpu-s": cpu_s, "--max-processes": max_processes,

@@ -10,7 +10,7 @@ import typer
 from referee.cli.common import make_console, score_table
 from referee.cli.errors import UserError
 from referee.games import GAMES, RENDERERS
-from referee.match.record import Record, RecordError, read_record
+from referee.match.record import Record, read_record
 from referee.match.verify import verify_record
 
 
@@ -56,10 +56,7 @@ def register(app: typer.Typer) -> None:
         summary: Annotated[bool, typer.Option("--summary", help="Only the score table and result.")] = False,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
-        try:
-            rec = read_record(record)
-        except RecordError as exc:
-            raise UserError(str(exc)) from None
+        rec = read_record(record)
         game = rec.header["game"]
         if game not in GAMES:
             raise UserError(f"{record}: unknown game {game!r} in the record")

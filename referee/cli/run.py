@@ -19,7 +19,7 @@ from rich.console import Console
 
 from referee.cli.common import make_console, parse_option_pairs
 from referee.cli.errors import UserError
-from tournaments.config import ConfigError, Tournament, load_file, parse, resolve
+from tournaments.config import Tournament, load_file, parse, resolve
 from tournaments.report import PlainProgress, RichProgress, print_standings
 from tournaments.runner import open_output, run_tournament, standings_paths
 
@@ -43,10 +43,7 @@ def build_tournament(
 ) -> Tournament:
     """The file's settings with the flags applied on top, resolved and checked."""
     cwd = cwd or Path.cwd()
-    try:
-        data: dict[str, Any] = load_file(file) if file is not None else {}
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
+    data: dict[str, Any] = load_file(file) if file is not None else {}
     flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
              "jobs": jobs, "pin_cores": pin_cores}
     data.update({k: v for k, v in flags.items() if v is not None})
@@ -64,11 +61,8 @@ def build_tournament(
         raise UserError("no game: give a tournament file or --game (back-alley, schmier, pegs-and-jokers)")
     if not data.get("entrants"):
         raise UserError("no entrants: list [[entrants]] in the tournament file or give --entrant NAME=COMMAND")
-    try:
-        config = parse(data, str(file) if file is not None else "settings")
-        return resolve(config, file.parent if file is not None else cwd)
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
+    config = parse(data, str(file) if file is not None else "settings")
+    return resolve(config, file.parent if file is not None else cwd)
 
 
 def _entrant_flag(text: str, cwd: Path) -> dict[str, Any]:
@@ -133,10 +127,7 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             err.print(describe_plan(t, 0), markup=False)
             return
-        try:
-            done = open_output(t)
-        except ConfigError as exc:
-            raise UserError(str(exc)) from None
+        done = open_output(t)
         err.print(describe_plan(t, len(done)), markup=False)
         progress = PlainProgress() if quiet or not err.is_terminal else RichProgress(err)
         try:

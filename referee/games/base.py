@@ -37,6 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from referee.errors import UserFault
+
 Action = str
 JSON = Any
 
@@ -53,7 +55,7 @@ class IllegalAction(GameError, ValueError):
     """The action parses but is not legal in this state: the caller's fault."""
 
 
-class InvalidOptions(GameError, ValueError):
+class InvalidOptions(GameError, UserFault, ValueError):
     """Game options are unknown or out of range: the user's fault."""
 
 

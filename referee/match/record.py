@@ -22,10 +22,12 @@ from typing import Any, BinaryIO
 
 from pydantic_core import to_json
 
+from referee.errors import UserFault
+
 RECORD_FORMAT = "referee-record/1"
 
 
-class RecordError(Exception):
+class RecordError(UserFault):
     """The file is not a readable match record: the user's input is at fault."""
 
 

@@ -23,6 +23,7 @@ from pydantic_core import to_json
 from protocol import GameOverMsg, HelloMsg
 from protocol.codec import Violation, decode_bot_line, decode_plain_action, encode, encode_request
 from protocol.messages import ActionMsg, ReadyMsg, TimeLimits
+from referee.errors import RefereeBug
 from referee.games import Event, Outcome, get_game
 from referee.logging import ensure_configured
 from referee.match.bot import BotFault, BotProcess
@@ -69,7 +70,7 @@ def check_reply(line: bytes, rid: int, legal: list[str]) -> str:
 RECORD_FLUSH_S = 0.1  # the record on disk is at most this far behind the game
 
 
-class RefereeError(Exception):
+class RefereeError(RefereeBug):
     """Our own bug or an unusable setting: never a bot's fault."""
 
 
