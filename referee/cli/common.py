@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,10 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.cli.errors import UserError
-from referee.games import GAMES, RENDERERS, GameSpec
+from referee.games import GAMES, GameSpec
+from referee.match.record import Entry
 from referee.match.types import BotSpec, _INTERPRETERS
+from referee.replay import RENDERERS
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -80,7 +83,7 @@ def bot_specs_for_seats(spec: GameSpec, options: dict[str, Any], commands: list[
     return out
 
 
-def score_table(game: str, entries: list[dict[str, Any]], title: str | None = None) -> Table | None:
+def score_table(game: str, entries: Sequence[Entry], title: str | None = None) -> Table | None:
     renderer = RENDERERS.get(game)
     if renderer is None:
         return None

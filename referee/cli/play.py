@@ -14,6 +14,7 @@ from referee.cli.common import (
 )
 from referee.cli.errors import UserError
 from referee.games import Outcome, get_game
+from referee.match.record import entries_from_dicts
 from referee.match.runner import run_match
 from referee.match.types import Limits, MatchResult
 
@@ -48,7 +49,7 @@ def print_result(result: MatchResult, quiet: bool) -> None:
     teams = [spec_teams[t] for t in sorted(spec_teams)]
     names = [b.name for b in result.seats]
     if not quiet:
-        table = score_table(result.game, result.entries, title=f"{result.game}, seed {result.seed}")
+        table = score_table(result.game, entries_from_dicts(result.entries), title=f"{result.game}, seed {result.seed}")
         if table is not None:
             console.print(table)
     console.print(f"Result: {describe_outcome(result.outcome, teams, names)}")

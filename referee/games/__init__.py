@@ -16,7 +16,6 @@ from .base import (
     InvalidAction,
     InvalidOptions,
     Outcome,
-    Renderer,
 )
 
 from . import back_alley, pegs_and_jokers, schmier  # noqa: E402
@@ -25,10 +24,6 @@ from . import back_alley, pegs_and_jokers, schmier  # noqa: E402
 #: game means adding its package here (and to the conformance test's CONFIGS).
 GAMES: dict[str, GameSpec] = {
     m.SPEC.name: m.SPEC for m in (back_alley, schmier, pegs_and_jokers)
-}
-#: Registry name -> Renderer (pure text for `referee play` and `referee replay`).
-RENDERERS: dict[str, Renderer] = {
-    m.SPEC.name: m.RENDERER for m in (back_alley, schmier, pegs_and_jokers)
 }
 
 
@@ -41,6 +36,6 @@ def get_game(name: str) -> GameSpec:
 
 
 __all__ = [
-    "Action", "Event", "GAMES", "RENDERERS", "GameError", "GameSpec", "GameState",
-    "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "Renderer", "get_game",
+    "Action", "Event", "GAMES", "GameError", "GameSpec", "GameState",
+    "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "get_game",
 ]

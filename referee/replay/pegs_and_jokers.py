@@ -16,21 +16,15 @@ hole.  ``start`` counts that colour's pegs in start; ``home`` shows H1 … H5.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
-from ..base import JSON, Renderer
-from .board import COME_OUT_OFFSET, IN_SPOT_OFFSET, SIDE
+from referee.games.pegs_and_jokers.board import COME_OUT_OFFSET, IN_SPOT_OFFSET, SIDE
+from referee.match.record import Entry
+
+from .base import Renderer, events
 
 _HEADER = ["player", "team", "pegs home", "hits", "turns", "result"]
-
-
-def _events(entries: list[dict[str, JSON]]) -> Iterator[dict[str, Any]]:
-    for entry in entries:
-        if isinstance(entry, dict) and entry.get("record") == "event":
-            event = entry.get("event")
-            if isinstance(event, dict):
-                yield event
 
 
 class _Board:
@@ -92,8 +86,8 @@ class _Board:
         return lines
 
 
-def _players(entries: list[dict[str, JSON]]) -> int | None:
-    for ev in _events(entries):
+def _players(entries: Sequence[Entry]) -> int | None:
+    for ev in events(entries):
         if ev.get("type") == "deal" and isinstance(ev.get("players"), int):
             return ev["players"]
     return None
@@ -105,7 +99,7 @@ def _step_text(colour: Any, src: Any, dst: Any) -> str:
 
 class PegsAndJokersRenderer(Renderer):
     def score_table(
-        self, entries: list[dict[str, JSON]]
+        self, entries: Sequence[Entry]
     ) -> tuple[list[str], list[list[str]]]:
         players = _players(entries)
         if players is None:
@@ -114,7 +108,7 @@ class PegsAndJokersRenderer(Renderer):
         hits = [0] * players
         turns = [0] * players
         end: dict[str, Any] | None = None
-        for ev in _events(entries):
+        for ev in events(entries):
             kind = ev.get("type")
             seat = ev.get("seat")
             if kind in ("move", "discard") and isinstance(seat, int) and 0 <= seat < players:
@@ -154,7 +148,7 @@ class PegsAndJokersRenderer(Renderer):
 
     def render(
         self,
-        entries: list[dict[str, JSON]],
+        entries: Sequence[Entry],
         *,
         seat: int | None = None,
         deal: int | None = None,
@@ -166,7 +160,7 @@ class PegsAndJokersRenderer(Renderer):
             return ["(no deal in this record)"]
         board = _Board(players)
         lines: list[str] = []
-        for ev in _events(entries):
+        for ev in events(entries):
             kind = ev.get("type")
             if kind == "deal":
                 lines.append(
@@ -221,7 +215,7 @@ class PegsAndJokersRenderer(Renderer):
                     f"game over after {ev.get('turns', '?')} turns: {head} ({ev.get('reason', '')}); "
                     f"pegs home per team {score_text}"
                 )
-        if not any(isinstance(e, dict) and e.get("type") == "game_over" for e in _events(entries)):
+        if not any(e.get("type") == "game_over" for e in events(entries)):
             lines.append("(record ends before the game did)")
         return lines
 

@@ -8,10 +8,13 @@ part of a deal is present is shown.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ..base import Renderer
-from ..cards import SUIT_NAMES
+from referee.games.cards import SUIT_NAMES
+from referee.match.record import Entry
+
+from .base import Renderer, events
 
 POINT_NAMES = ("high", "low", "right", "left", "joker", "game")
 
@@ -49,14 +52,11 @@ class _Deal:
         self.end: dict[str, Any] | None = None
 
 
-def _deals(entries: list[dict[str, Any]]) -> tuple[list[_Deal], dict[str, Any] | None]:
+def _deals(entries: Sequence[Entry]) -> tuple[list[_Deal], dict[str, Any] | None]:
     deals: list[_Deal] = []
     end = None
     cur: _Deal | None = None
-    for entry in entries:
-        if not isinstance(entry, dict) or entry.get("record") != "event":
-            continue
-        ev = entry.get("event") or {}
+    for ev in events(entries):
         kind = ev.get("type")
         if kind == "deal":
             cur = _Deal(ev)
@@ -97,7 +97,7 @@ def _deals(entries: list[dict[str, Any]]) -> tuple[list[_Deal], dict[str, Any] |
 
 
 class SchmierRenderer(Renderer):
-    def score_table(self, entries: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    def score_table(self, entries: Sequence[Entry]) -> tuple[list[str], list[list[str]]]:
         header = ["deal", "dealer", "declarer", "bid", "trump", "made", *POINT_NAMES]
         header += ["T0", "T1", "T2", "total T0", "total T1", "total T2"]
         rows: list[list[str]] = []
@@ -124,7 +124,7 @@ class SchmierRenderer(Renderer):
 
     def render(
         self,
-        entries: list[dict[str, Any]],
+        entries: Sequence[Entry],
         *,
         seat: int | None = None,
         deal: int | None = None,

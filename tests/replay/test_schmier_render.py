@@ -7,9 +7,12 @@ import random
 
 import pytest
 
-from referee.games import RENDERERS, InvalidAction
-from referee.games.schmier import RENDERER, SPEC
+from referee.games import InvalidAction
+from referee.games.schmier import SPEC
 from referee.games.schmier.notation import ActionValue, format_action, parse_action
+from referee.match.record import EventLine
+from referee.replay import RENDERERS
+from referee.replay.schmier import RENDERER
 
 from .playouts import event_entry, recorded_playout
 
@@ -23,9 +26,9 @@ def seat_view(entries, seat):
     """What the match runner hands the renderer when replaying for ``seat``."""
     out = []
     for e in entries:
-        if e["record"] == "event" and (e["to"] is None or seat in e["to"]):
+        if e.record == "event" and (e.to is None or seat in e.to):
             out.append(e)
-        elif e["record"] == "decision" and e["seat"] == seat:
+        elif e.record == "decision" and e.seat == seat:
             out.append(e)
     return out
 
@@ -73,7 +76,7 @@ def test_renderer_is_registered():
 def test_score_table_has_one_row_per_played_deal_ending_at_the_final_scores():
     entries, state = record(5, {"max_deals": 6})
     header, rows = RENDERER.score_table(entries)
-    scores = [e["event"] for e in entries if e["record"] == "event" and e["event"]["type"] == "deal_score"]
+    scores = [e.event for e in entries if e.record == "event" and e.event["type"] == "deal_score"]
     assert len(rows) == len(scores) == state.played
     assert all(len(r) == len(header) for r in rows)
     assert all(isinstance(c, str) for r in rows for c in r)
@@ -151,6 +154,6 @@ def test_render_a_draw_and_an_abort():
     assert "all six passed" in text and "Game over: aborted (max_redeals)" in text
     draw = {"type": "game_end", "status": "draw", "winners": [], "scores": [22, 22, 3],
             "reason": "target_reached", "detail": {"tied": [0, 1]}}
-    assert RENDERER.render([{"record": "event", "event": draw, "to": None}]) == [
+    assert RENDERER.render([EventLine(event=draw, to=None)]) == [
         "Game over: draw between T0, T1 (target_reached) · final scores 22 / 22 / 3"
     ]

@@ -1,4 +1,4 @@
-"""Back Alley text presentation from match-record entries (events only).
+"""Back Alley text presentation from typed match-record entries (events only).
 
 Everything is drawn from the events, so a seat's filtered view (no other
 hands, no other draws) and a truncated record (a killed game) render too.
@@ -6,10 +6,13 @@ hands, no other draws) and a truncated record (a killed game) render too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ..base import JSON, Renderer
-from .rules import contract_text
+from referee.games.back_alley.rules import contract_text
+from referee.match.record import Entry
+
+from .base import Renderer, events
 
 _HEADER = [
     "deal", "h", "dealer", "trump",
@@ -17,14 +20,6 @@ _HEADER = [
     "T1 contract", "T1 tricks", "T1 score",
     "T0 total", "T1 total",
 ]
-
-
-def _events(entries: list[dict[str, JSON]]):
-    for entry in entries:
-        if isinstance(entry, dict) and entry.get("record") == "event":
-            event = entry.get("event")
-            if isinstance(event, dict):
-                yield event
 
 
 def _pair(value: Any) -> list[Any]:
@@ -43,10 +38,10 @@ def _signed(value: Any) -> str:
 
 class BackAlleyRenderer(Renderer):
     def score_table(
-        self, entries: list[dict[str, JSON]]
+        self, entries: Sequence[Entry]
     ) -> tuple[list[str], list[list[str]]]:
         rows: list[list[str]] = []
-        for ev in _events(entries):
+        for ev in events(entries):
             if ev.get("type") != "deal_score":
                 continue
             contracts = ev.get("contracts") or [{}, {}]
@@ -66,7 +61,7 @@ class BackAlleyRenderer(Renderer):
 
     def render(
         self,
-        entries: list[dict[str, JSON]],
+        entries: Sequence[Entry],
         *,
         seat: int | None = None,
         deal: int | None = None,
@@ -86,7 +81,7 @@ class BackAlleyRenderer(Renderer):
 
         if seat is not None:
             lines.append(f"Back Alley, as seen by seat {seat}")
-        for ev in _events(entries):
+        for ev in events(entries):
             kind = ev.get("type")
             if kind != "bid":
                 flush_bids()
