@@ -19,9 +19,12 @@ from rich.console import Console
 
 from referee.cli.common import make_console, parse_option_pairs
 from referee.cli.errors import UserError
-from tournaments.config import Tournament, load_file, parse, resolve
+from tournaments.config import MAX_TIME_S, Tournament, load_file, parse, resolve
 from tournaments.report import PlainProgress, RichProgress, print_standings
 from tournaments.runner import open_output, run_tournament, standings_paths
+
+
+_MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
 
 
 def build_tournament(
@@ -109,9 +112,12 @@ def register(app: typer.Typer) -> None:
         games_per_pairing: Annotated[Optional[int], typer.Option(
             "--games-per-pairing", "-n", min=1,
             help="Deal seeds per pairing; each is played in every seating of the pairing.")] = None,
-        decision_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit per decision, in ms.")] = None,
-        handshake_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit for a bot's ready, in ms.")] = None,
-        time_bank_ms: Annotated[Optional[int], typer.Option(min=0, help="Extra time per bot per game, in ms.")] = None,
+        decision_ms: Annotated[Optional[int], typer.Option(
+            min=1, max=_MAX_MS, help="Time limit per decision, in ms.")] = None,
+        handshake_ms: Annotated[Optional[int], typer.Option(
+            min=1, max=_MAX_MS, help="Time limit for a bot's ready, in ms.")] = None,
+        time_bank_ms: Annotated[Optional[int], typer.Option(
+            min=0, max=_MAX_MS, help="Extra time per bot per game, in ms.")] = None,
         quiet: Annotated[bool, typer.Option(
             "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
         dry_run: Annotated[bool, typer.Option(
