@@ -15,6 +15,7 @@ never translate.  Exit statuses are listed in README.md ("Exit status").
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import os
 import tempfile
 import traceback
@@ -42,8 +43,9 @@ class OutputError(UserFault):
     exit_code = EXIT_OUTPUT
 
     @classmethod
-    def of(cls, what: str, path: os.PathLike | str, exc: OSError) -> "OutputError":
-        return cls(f"cannot write {what} {path}: {exc.strerror or exc}")
+    def of(cls, path: os.PathLike | str, exc: OSError, what: str = "") -> "OutputError":
+        """``cannot write record /x/r.jsonl: No space left on device``."""
+        return cls(f"cannot write {what + ' ' if what else ''}{path}: {exc.strerror or exc}")
 
 
 class RefereeBug(Exception):
@@ -59,12 +61,31 @@ def leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def user_fault_in(exc: BaseException) -> UserFault | None:
-    """The user fault ``exc`` stands for: itself, or the first of a group made only of them."""
-    found = leaves(exc)
-    if all(isinstance(e, UserFault) for e in found):
-        return found[0]  # type: ignore[return-value]
+#: A write refused for want of room is never the referee's bug, wherever it is raised.
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def _as_fault(exc: BaseException) -> UserFault | None:
+    if isinstance(exc, UserFault):
+        return exc
+    if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
+        return OutputError.of(exc.filename or "an output file", exc)
     return None
+
+
+def user_fault_in(exc: BaseException) -> UserFault | None:
+    """The user fault ``exc`` stands for: itself (a full disk's ``OSError`` counts as an
+    ``OutputError``), or the first of a group made only of such."""
+    found = [_as_fault(e) for e in leaves(exc)]
+    if all(f is not None for f in found):
+        return found[0]
+    return None
+
+
+def output_error_in(exc: BaseException) -> OutputError | None:
+    """Like ``user_fault_in``, for an ``OutputError`` only."""
+    fault = user_fault_in(exc)
+    return fault if isinstance(fault, OutputError) else None
 
 
 def save_traceback(exc: BaseException) -> Path | None:

@@ -32,7 +32,6 @@ import os
 import signal
 import subprocess
 import sys
-import traceback
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ import structlog
 import trio
 
 from protocol.framing import TOO_LONG, LineBuffer
-from referee.errors import RefereeBug
+from referee.errors import OutputError, RefereeBug, output_error_in, save_traceback
 from referee.logging import configure_logging, current_level
 from referee.match.bot import describe_exit
 from referee.match.runner import run_match
@@ -181,6 +180,8 @@ class WorkerPool:
             "limits": limits.to_json(), "stderr_dir": str(stderr_dir) if stderr_dir is not None else None,
         }
         reply = await worker.play(self._next_id, job)
+        if reply.get("output_error"):
+            raise OutputError(reply["error"])
         if "error" in reply:
             raise WorkerError(f"worker process {worker.process.pid}: {reply['error']}")
         return MatchResult.from_json(reply["result"])
@@ -238,9 +239,13 @@ async def _play_job(job: dict[str, Any]) -> dict[str, Any]:
             limits=Limits.from_json(job["limits"]),
             stderr_dir=Path(job["stderr_dir"]) if job["stderr_dir"] else None,
         )
-    except Exception as exc:  # a referee bug: report it, keep serving
-        traceback.print_exc(file=sys.stderr)
-        return {"id": job["id"], "error": f"{type(exc).__name__}: {exc}"}
+    except Exception as exc:
+        if (full := output_error_in(exc)) is not None:  # a full disk: the user's to fix, no traceback
+            return {"id": job["id"], "error": str(full), "output_error": True}
+        # A referee bug: report it with its saved traceback, keep serving.
+        saved = save_traceback(exc)
+        where = f" (worker traceback in {saved})" if saved is not None else ""
+        return {"id": job["id"], "error": f"{type(exc).__name__}: {exc}{where}"}
     return {"id": job["id"], "result": result.to_json()}
 
 

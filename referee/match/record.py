@@ -65,25 +65,25 @@ class RecordWriter:
         try:
             self._file: BinaryIO = open(self.path, "wb")
         except OSError as exc:
-            raise OutputError.of("record", self.path, exc) from None
+            raise OutputError.of(self.path, exc, "record") from None
 
     def write(self, entry: dict[str, Any]) -> None:
         try:
             self._file.write(to_json(entry) + b"\n")
         except OSError as exc:
-            raise OutputError.of("record", self.path, exc) from None
+            raise OutputError.of(self.path, exc, "record") from None
 
     def write_raw(self, line: bytes) -> None:
         try:
             self._file.write(line)
         except OSError as exc:
-            raise OutputError.of("record", self.path, exc) from None
+            raise OutputError.of(self.path, exc, "record") from None
 
     def flush(self) -> None:
         try:
             self._file.flush()
         except OSError as exc:
-            raise OutputError.of("record", self.path, exc) from None
+            raise OutputError.of(self.path, exc, "record") from None
 
     def close(self) -> None:
         if self._file.closed:
@@ -91,7 +91,7 @@ class RecordWriter:
         try:
             self._file.close()  # flushes; the file is closed even when that fails
         except OSError as exc:
-            raise OutputError.of("record", self.path, exc) from None
+            raise OutputError.of(self.path, exc, "record") from None
 
 
 _TO_TAILS: dict[tuple[int, ...] | None, bytes] = {None: b',"to":null}\n'}  # a handful of seat sets per game
