@@ -12,7 +12,7 @@ from typing import Any
 from referee.games.back_alley.rules import contract_text
 from referee.match.record import Entry
 
-from .base import Renderer, events
+from .base import Renderer, events, mapping, seq, words
 
 _HEADER = [
     "deal", "h", "dealer", "trump",
@@ -44,7 +44,7 @@ class BackAlleyRenderer(Renderer):
         for ev in events(entries):
             if ev.get("type") != "deal_score":
                 continue
-            contracts = ev.get("contracts") or [{}, {}]
+            contracts = [mapping(c) for c in seq(ev.get("contracts"))]
             if len(contracts) != 2:
                 contracts = [{}, {}]
             tricks = _pair(ev.get("tricks_won"))
@@ -100,7 +100,7 @@ class BackAlleyRenderer(Renderer):
             if not shown():
                 continue
             if kind == "hand":
-                lines.append(f"  hand {ev.get('seat', '?')}: {' '.join(ev.get('cards') or [])}")
+                lines.append(f"  hand {ev.get('seat', '?')}: {words(ev.get('cards'))}")
             elif kind == "joker_discard":
                 lines.append(
                     f"  seat {ev.get('seat', '?')} discards {ev.get('card', '?')} face up "
@@ -117,7 +117,7 @@ class BackAlleyRenderer(Renderer):
             elif kind == "all_pass":
                 lines.append(f"  all pass: not counted ({ev.get('redeals', '?')} in a row)")
             elif kind == "contracts":
-                cs = ev.get("contracts") or []
+                cs = seq(ev.get("contracts"))
                 text = ", ".join(
                     f"team {i} {contract_text(c) if isinstance(c, dict) else '?'}"
                     for i, c in enumerate(cs)
@@ -132,11 +132,11 @@ class BackAlleyRenderer(Renderer):
                 won = _pair(ev.get("tricks_won"))
                 lines.append(
                     f"  trick {ev.get('n', '?')}: seat {ev.get('leader', '?')} leads "
-                    f"{' '.join(ev.get('cards') or [])} -> seat {ev.get('winner', '?')} wins "
+                    f"{words(ev.get('cards'))} -> seat {ev.get('winner', '?')} wins "
                     f"(tricks {won[0]}-{won[1]})"
                 )
             elif kind == "deal_score":
-                cs = ev.get("contracts") or [{}, {}]
+                cs = seq(ev.get("contracts"))
                 won = _pair(ev.get("tricks_won"))
                 ds = _pair(ev.get("deal_scores"))
                 tot = _pair(ev.get("scores"))
@@ -148,7 +148,7 @@ class BackAlleyRenderer(Renderer):
                     )
                 lines.append(f"  score: {'; '.join(parts)}; totals {tot[0]} / {tot[1]}")
             elif kind == "game_over":
-                winners = ev.get("winners") or []
+                winners = seq(ev.get("winners"))
                 who = ", ".join(f"team {w}" for w in winners) or "nobody"
                 sc = _pair(ev.get("scores"))
                 lines.append(

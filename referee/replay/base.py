@@ -19,6 +19,26 @@ from typing import Any
 from referee.match.record import Entry, EventLine
 
 
+def seq(value: Any) -> list[Any]:
+    """``value`` if it is a list (as an event's list fields are), else empty."""
+    return value if isinstance(value, list) else []
+
+
+def words(value: Any, sep: str = " ") -> str:
+    """The items of a list field as text (``"AS KH"``); empty for anything else."""
+    return sep.join(str(x) for x in seq(value))
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` if it is an object (a dict), else empty."""
+    return value if isinstance(value, dict) else {}
+
+
+def integer(value: Any) -> int | None:
+    """``value`` if it is an integer (not a bool), else ``None``."""
+    return value if type(value) is int else None
+
+
 def events(entries: Sequence[Entry]) -> Iterator[dict[str, Any]]:
     """The event payloads among ``entries``, in order."""
     for entry in entries:

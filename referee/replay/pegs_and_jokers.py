@@ -22,8 +22,9 @@ from typing import Any
 from referee.games.pegs_and_jokers.board import COME_OUT_OFFSET, IN_SPOT_OFFSET, SIDE
 from referee.match.record import Entry
 
-from .base import Renderer, events
+from .base import Renderer, events, integer, seq, words
 
+MAX_PLAYERS = 64  # a record claiming more is not drawn (the rules allow 4, 6 or 8)
 _HEADER = ["player", "team", "pegs home", "hits", "turns", "result"]
 
 
@@ -43,13 +44,13 @@ class _Board:
 
     def apply_move(self, event: dict[str, Any]) -> None:
         colour = event.get("colour")
-        for part in event.get("parts") or []:
+        for part in seq(event.get("parts")):
             if not isinstance(part, dict):
                 continue
             peg = part.get("peg")
             if isinstance(peg, list) and len(peg) == 2:
                 self.relocate(colour, peg[0], peg[1])
-            for hit in part.get("hits") or []:
+            for hit in seq(part.get("hits")):
                 if isinstance(hit, list) and len(hit) == 3:
                     self.relocate(hit[0], hit[1], hit[2])
 
@@ -88,8 +89,9 @@ class _Board:
 
 def _players(entries: Sequence[Entry]) -> int | None:
     for ev in events(entries):
-        if ev.get("type") == "deal" and isinstance(ev.get("players"), int):
-            return ev["players"]
+        players = integer(ev.get("players"))
+        if ev.get("type") == "deal" and players is not None and 1 <= players <= MAX_PLAYERS:
+            return players
     return None
 
 
@@ -118,7 +120,7 @@ class PegsAndJokersRenderer(Renderer):
                     hits[seat] += ev.get("hits", 0) if isinstance(ev.get("hits"), int) else 0
             elif kind == "game_over":
                 end = ev
-        winners = end.get("winners", []) if end else []
+        winners = seq(end.get("winners")) if end else []
         rows = []
         for seat in range(players):
             rows.append([f"seat {seat}", str(seat % 2), str(board.home_count(seat)),
@@ -170,7 +172,7 @@ class PegsAndJokersRenderer(Renderer):
                 )
                 lines.extend(board.drawing())
             elif kind == "hand":
-                cards = " ".join(map(str, ev.get("cards") or []))
+                cards = words(ev.get("cards"))
                 lines.append(f"  hand of seat {ev.get('seat', '?')}: {cards}")
             elif kind == "turn":
                 lines.append(
@@ -179,7 +181,7 @@ class PegsAndJokersRenderer(Renderer):
                     f"draws {ev.get('drew', '?')}, {ev.get('draw_pile', '?')} left in the draw pile"
                 )
             elif kind == "draw":
-                lines.append(f"  seat {ev.get('seat', '?')} drew {' '.join(map(str, ev.get('cards') or []))}")
+                lines.append(f"  seat {ev.get('seat', '?')} drew {words(ev.get('cards'))}")
             elif kind == "reshuffle":
                 lines.append(f"  discard pile reshuffled into a new draw pile of {ev.get('draw_pile', '?')}")
             elif kind == "discard":
@@ -188,13 +190,13 @@ class PegsAndJokersRenderer(Renderer):
                 colour = ev.get("colour", "?")
                 steps = []
                 hit_texts = []
-                for part in ev.get("parts") or []:
+                for part in seq(ev.get("parts")):
                     if not isinstance(part, dict):
                         continue
                     peg = part.get("peg")
                     if isinstance(peg, list) and len(peg) == 2:
                         steps.append(_step_text(colour, peg[0], peg[1]))
-                    for hit in part.get("hits") or []:
+                    for hit in seq(part.get("hits")):
                         if isinstance(hit, list) and len(hit) == 3:
                             where = "start" if hit[2] == "S" else f"its in-spot {hit[2]}"
                             hit_texts.append(f"colour {hit[0]} peg on {hit[1]} to {where}")
@@ -205,10 +207,9 @@ class PegsAndJokersRenderer(Renderer):
                 board.apply_move(ev)
                 lines.extend(board.drawing())
             elif kind == "game_over":
-                scores = ev.get("scores") or []
-                score_text = "-".join(map(str, scores))
+                score_text = words(ev.get("scores"), "-")
                 if ev.get("status") == "win":
-                    head = f"team {','.join(map(str, ev.get('winners') or []))} wins"
+                    head = f"team {words(ev.get('winners'), ',')} wins"
                 else:
                     head = str(ev.get("status", "?"))
                 lines.append(
