@@ -59,6 +59,8 @@ def run(argv: list[str] | None = None) -> int:
     try:
         code = app(args=argv, standalone_mode=False)
     except typer.Exit as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # typer's own translation of Ctrl-C
+            _say("interrupted")
         return exc.exit_code
     except typer.Abort:
         _say("aborted")
