@@ -58,9 +58,7 @@ def run(argv: list[str] | None = None) -> int:
     interrupted.  README.md ("Exit status") says the same to users."""
     try:
         code = app(args=argv, standalone_mode=False)
-    except typer.Exit as exc:
-        if isinstance(exc.__cause__, KeyboardInterrupt):  # typer's own translation of Ctrl-C
-            _say("interrupted")
+    except typer.Exit as exc:  # typer turns a plain Ctrl-C into a quiet Exit(130) itself
         return exc.exit_code
     except typer.Abort:
         _say("aborted")
