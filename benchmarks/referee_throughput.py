@@ -143,15 +143,15 @@ async def main() -> None:
 def rebuild_requests(spec, options, record: Path) -> list[tuple[int, dict]]:
     """(seat, request message) of every decision of a recorded game, as the runner sent them."""
     rec = read_record(record)
-    state, _ = spec.new_game(rec.header["seed"], options)
+    state, _ = spec.new_game(rec.header.seed, options)
     out = []
     for e in rec.entries:
-        if e["record"] != "decision":
+        if e.record != "decision":
             continue
         seat = state.to_act()
-        line = encode_request(e["n"], seat, state.decision(), state.observe(seat), state.legal_actions(), 1000)
+        line = encode_request(e.n, seat, state.decision(), state.observe(seat), state.legal_actions(), 1000)
         out.append((seat, from_json(line)))
-        state.apply(e["action"])
+        state.apply(e.action)
     return out
 
 

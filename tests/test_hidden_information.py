@@ -38,11 +38,11 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.cli.replay import entries_for_seat
 from referee.games import GAMES, Event, GameState
 from referee.games.back_alley.notation import DECK as BA_DECK
 from referee.match.record import read_record
 from referee.match.runner import run_match
+from referee.replay import entries_for_seat
 from referee.match.types import BotSpec, Limits
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -230,9 +230,9 @@ def expected_streams(rec, name: str) -> tuple[list[list[dict]], list[list[tuple[
     among the record lines its replay view (``entries_for_seat``) keeps."""
     spec = GAMES[name]
     adapter = ADAPTERS[name]
-    options = spec.normalize_options(rec.header["options"])
+    options = spec.normalize_options(rec.header.options)
     seats = spec.num_seats(options)
-    state, first = spec.new_game(rec.header["seed"], options)
+    state, first = spec.new_game(rec.header.seed, options)
     streams: list[list[dict]] = [[] for _ in range(seats)]
     failures: list[list[tuple[str, dict]]] = [[] for _ in range(seats)]
     viewed = [{id(e) for e in entries_for_seat(rec.entries, s)} for s in range(seats)]
@@ -250,21 +250,21 @@ def expected_streams(rec, name: str) -> tuple[list[list[dict]], list[list[tuple[
         return after
 
     for entry in rec.entries:
-        if entry["record"] == "event":
+        if entry.record == "event":
             ev = pending.pop(0)
-            assert ev.data == entry["event"] and (list(ev.to) if ev.to else None) == entry["to"]
+            assert ev.data == entry.event and (list(ev.to) if ev.to else None) == entry.to
             batch.append((entry, ev))
             for s in range(seats):
                 if ev.visible_to(s):
                     streams[s].append({"type": "event", "event": ev.data})
-        elif entry["record"] == "decision":
+        elif entry.record == "decision":
             before = check_batch()
             batch = []
-            actor, action, decision = entry["seat"], entry["action"], state.decision()
-            streams[actor].append({"type": "request", "id": entry["n"], "seat": actor, "decision": decision,
+            actor, action, decision = entry.seat, entry.action, state.decision()
+            streams[actor].append({"type": "request", "id": entry.n, "seat": actor, "decision": decision,
                                    "state": state.observe(actor), "legal": state.legal_actions()})
-            if id(entry) in viewed[actor] and cards_in(entry) & before[actor]:
-                failures[actor].append((",".join(sorted(cards_in(entry) & before[actor])), entry))
+            if id(entry) in viewed[actor] and cards_in(entry.model_dump()) & before[actor]:
+                failures[actor].append((",".join(sorted(cards_in(entry.model_dump()) & before[actor])), entry))
             for s in range(seats):  # a seat's view holds no one else's decisions
                 assert s == actor or id(entry) not in viewed[s]
             pending.extend(state.apply(action))
@@ -306,8 +306,8 @@ def check_printed_seat_replays(rec, record: Path, name: str, seats: int) -> None
     through all of deal D and that no event S may see named."""
     spec = GAMES[name]
     adapter = ADAPTERS[name]
-    options = spec.normalize_options(rec.header["options"])
-    state, events = spec.new_game(rec.header["seed"], options)
+    options = spec.normalize_options(rec.header.options)
+    state, events = spec.new_game(rec.header.seed, options)
     never_shown: dict[int, list[set[str]]] = {}
     deal = 1
 
@@ -326,8 +326,8 @@ def check_printed_seat_replays(rec, record: Path, name: str, seats: int) -> None
 
     absorb(events)
     for entry in rec.entries:
-        if entry["record"] == "decision":
-            absorb(state.apply(entry["action"]))
+        if entry.record == "decision":
+            absorb(state.apply(entry.action))
     rng = random.Random(len(rec.entries))
     deals = sorted(never_shown)
     for d in sorted(rng.sample(deals, min(2, len(deals)))):

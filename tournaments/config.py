@@ -36,6 +36,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from referee.errors import UserFault
 from referee.games import GAMES, GameError, GameSpec, get_game
 from referee.match.bubblewrap import SandboxMode
 from referee.match.commands import CommandError, check_command
@@ -46,7 +47,7 @@ from .schedule import SECRET_BYTES, ScheduledGame, bot_seed, schedule, total_gam
 _DEFAULT_LIMITS = Limits()
 
 
-class ConfigError(ValueError):
+class ConfigError(UserFault, ValueError):
     """The tournament settings are wrong: the user's fault, one line of text."""
 
 
@@ -111,19 +112,34 @@ class EntrantConfig(_Model):
         return (*base, *self.args)
 
 
+#: The largest value each limit accepts.  Past these a setting is a typo (or
+#: ``inf``), and the calls that apply it would overflow (``prlimit`` takes
+#: bytes in 64 bits, deadlines become milliseconds).  docs/misbehaving.md lists them.
+MAX_TIME_S = 86_400.0  # handshake_s, decision_s, time_bank_s: one day
+MAX_MEMORY_MB = 1 << 20  # 1 TiB
+MAX_CPU_S = 86_400  # one day of CPU time
+MAX_PROCESSES = 65_536
+MAX_OPEN_FILES = 1 << 20  # Linux's default fs.nr_open, the most a process may be given
+MAX_BYTES = 1 << 30  # max_line_bytes, stderr_keep_bytes: 1 GiB
+
+
 class LimitsConfig(_Model):
     """Per-bot limits (docs/misbehaving.md); 0 for ``memory_mb``, ``cpu_s``,
-    ``max_processes`` or ``max_open_files`` means no cap."""
+    ``max_processes`` or ``max_open_files`` means no cap.  Finite numbers only
+    (strict: ``true`` is no number, ``1.5`` no count), within the maxima above;
+    ``referee play`` checks its flags with this model too."""
 
-    handshake_s: float = Field(_DEFAULT_LIMITS.handshake_s, gt=0)
-    decision_s: float = Field(_DEFAULT_LIMITS.decision_s, gt=0)
-    time_bank_s: float = Field(_DEFAULT_LIMITS.time_bank_s, ge=0)
-    memory_mb: int = Field(_DEFAULT_LIMITS.memory_mb or 0, ge=0)
-    cpu_s: int = Field(_DEFAULT_LIMITS.cpu_s or 0, ge=0)
-    max_line_bytes: int = Field(_DEFAULT_LIMITS.max_line_bytes, ge=1024)
-    max_processes: int = Field(_DEFAULT_LIMITS.max_processes or 0, ge=0)
-    max_open_files: int = Field(_DEFAULT_LIMITS.max_open_files or 0, ge=0)
-    stderr_keep_bytes: int = Field(_DEFAULT_LIMITS.stderr_keep_bytes, ge=0)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+    handshake_s: float = Field(_DEFAULT_LIMITS.handshake_s, gt=0, le=MAX_TIME_S)
+    decision_s: float = Field(_DEFAULT_LIMITS.decision_s, gt=0, le=MAX_TIME_S)
+    time_bank_s: float = Field(_DEFAULT_LIMITS.time_bank_s, ge=0, le=MAX_TIME_S)
+    memory_mb: int = Field(_DEFAULT_LIMITS.memory_mb or 0, ge=0, le=MAX_MEMORY_MB)
+    cpu_s: int = Field(_DEFAULT_LIMITS.cpu_s or 0, ge=0, le=MAX_CPU_S)
+    max_line_bytes: int = Field(_DEFAULT_LIMITS.max_line_bytes, ge=1024, le=MAX_BYTES)
+    max_processes: int = Field(_DEFAULT_LIMITS.max_processes or 0, ge=0, le=MAX_PROCESSES)
+    max_open_files: int = Field(_DEFAULT_LIMITS.max_open_files or 0, ge=0, le=MAX_OPEN_FILES)
+    stderr_keep_bytes: int = Field(_DEFAULT_LIMITS.stderr_keep_bytes, ge=0, le=MAX_BYTES)
     scratch_mb: int = Field(_DEFAULT_LIMITS.scratch_mb, ge=1, le=1 << 20)
 
     def to_limits(self) -> Limits:
@@ -293,6 +309,9 @@ def load_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 text
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8 text (byte {exc.start + 1} "
+                          f"is {exc.object[exc.start:exc.start + 1]!r})") from None
 
 
 def parse(data: Mapping[str, Any], source: str = "tournament") -> TournamentConfig:

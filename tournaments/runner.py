@@ -31,6 +31,9 @@ Results are written from a worker thread (``fsync`` may block for
 milliseconds; the event loop keeps serving the other games' bots meanwhile).
 A bot's fault is a result like any other; an exception from the match
 runner is a referee bug and stops the tournament (finished games are kept).
+So does a write the file system refuses (a full disk), as an ``OutputError``
+naming the file: finished games stay in ``results.jsonl``, no temporary file
+is left, and the next run resumes and writes the standings.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from typing import Any, Protocol
 import structlog
 import trio
 
+from referee.errors import OutputError, RefereeBug, output_error_in
 from referee.match.runner import run_match
 from referee.match.types import MatchResult
 
@@ -72,7 +76,7 @@ SECRET_FILE = "secret"
 PlayFn = Callable[..., Awaitable[MatchResult]]
 
 
-class TournamentError(Exception):
+class TournamentError(RefereeBug):
     """A game failed for a reason that is not a bot's fault: a referee bug."""
 
 
@@ -318,13 +322,23 @@ def _json_bytes(value: Any) -> bytes:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old or the new file, never half."""
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never half.
+
+    When the file system refuses (a full disk), the old file stays, the
+    temporary one is removed, and ``OutputError`` names ``path`` and the cause."""
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise OutputError.of(path, exc) from None
     _fsync_dir(path.parent)
 
 
@@ -491,7 +505,10 @@ async def _run(
     results = dict(done)
     limiter = trio.CapacityLimiter(t.jobs)
     assert t.secret is not None  # bound by open_output
-    writer = ResultsWriter(out, t.secret)
+    try:
+        writer = ResultsWriter(out, t.secret)
+    except OSError as exc:
+        raise OutputError.of(out.results_path, exc) from None
     failure: list[BaseException] = []
     played = 0
     next_standings = time.monotonic() + STANDINGS_EVERY_S
@@ -509,6 +526,10 @@ async def _run(
                 limits=t.limits, stderr_dir=out.stderr_dir(game.id), hide=t.hidden_paths(),
             )
         except Exception as exc:
+            if (full := output_error_in(exc)) is not None:  # a full disk: stop, and say so
+                failure.append(full)
+                cancel.cancel()
+                return
             failure.append(TournamentError(f"game {game.id}: {type(exc).__name__}: {exc}"))
             failure[-1].__cause__ = exc
             cancel.cancel()
@@ -520,26 +541,46 @@ async def _run(
         result = GameResult.from_match(game, match, record.relative_to(out.root).as_posix())
         del match  # its public entries can be large; drop them before waiting on the writer
         with trio.CancelScope(shield=True):  # a finished game is always recorded
-            result = await writer.append(result)
+            try:
+                result = await writer.append(result)
+            except OSError as exc:  # a full disk: the line may be torn; a resume cuts it and replays the game
+                failure.append(OutputError.of(out.results_path, exc))
+                cancel.cancel()
+                return
         results[game.id] = result
         played += 1
         progress.advance(result)
         if time.monotonic() >= next_standings:  # standings so far, for whoever watches the directory
             next_standings = math.inf  # one write at a time
             with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(write_current_standings, t, dict(results))
+                try:
+                    await trio.to_thread.run_sync(write_current_standings, t, dict(results))
+                except OutputError as exc:
+                    failure.append(exc)
+                    cancel.cancel()
+                    return
             next_standings = time.monotonic() + STANDINGS_EVERY_S
 
+    standings: Standings | None = None
     try:
         await _dispatch(pending, limiter, play_one)
     finally:
         writer.close()
         progress.finish()
-        # Stopped, failed or done: the standings files match results.jsonl.
+        # Stopped, failed or done: the standings files match results.jsonl
+        # (unless the disk is full: then they are written by the next run).
         with trio.CancelScope(shield=True):
-            standings = await trio.to_thread.run_sync(write_current_standings, t, dict(results))
+            try:
+                standings = await trio.to_thread.run_sync(write_current_standings, t, dict(results))
+            except OutputError as exc:
+                failure.append(exc)
     if failure:
-        raise failure[0]
+        first = failure[0]
+        if isinstance(first, OutputError):  # nothing finished is lost: say how to go on
+            raise OutputError(f"{first}; the {len(results)} finished games are kept in {out.results_path}: "
+                              "run the same command again to resume") from None
+        raise first
+    assert standings is not None
 
     tlog.info("tournament_finished", played=played, resumed=len(done))
     return TournamentRun(results=results, resumed=len(done), played=played, standings=standings)

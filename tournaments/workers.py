@@ -32,7 +32,6 @@ import os
 import signal
 import subprocess
 import sys
-import traceback
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ import structlog
 import trio
 
 from protocol.framing import TOO_LONG, LineBuffer
+from referee.errors import OutputError, RefereeBug, output_error_in, save_traceback
 from referee.logging import configure_logging, current_level
 from referee.match.bot import describe_exit
 from referee.match.runner import run_match
@@ -56,7 +56,7 @@ _MAX_LINE = 64 << 20  # a result line carries no record entries: far below this
 WORKER_STOP_S = 5.0  # after the bots' own shutdown schedule, how long a worker may take to exit
 
 
-class WorkerError(Exception):
+class WorkerError(RefereeBug):
     """A worker process failed: the referee's fault, never a bot's."""
 
 
@@ -182,6 +182,8 @@ class WorkerPool:
             "hide": [str(p) for p in hide],
         }
         reply = await worker.play(self._next_id, job)
+        if reply.get("output_error"):
+            raise OutputError(reply["error"])
         if "error" in reply:
             raise WorkerError(f"worker process {worker.process.pid}: {reply['error']}")
         return MatchResult.from_json(reply["result"])
@@ -240,9 +242,13 @@ async def _play_job(job: dict[str, Any]) -> dict[str, Any]:
             stderr_dir=Path(job["stderr_dir"]) if job["stderr_dir"] else None,
             hide=[Path(p) for p in job.get("hide", ())],
         )
-    except Exception as exc:  # a referee bug: report it, keep serving
-        traceback.print_exc(file=sys.stderr)
-        return {"id": job["id"], "error": f"{type(exc).__name__}: {exc}"}
+    except Exception as exc:
+        if (full := output_error_in(exc)) is not None:  # a full disk: the user's to fix, no traceback
+            return {"id": job["id"], "error": str(full), "output_error": True}
+        # A referee bug: report it with its saved traceback, keep serving.
+        saved = save_traceback(exc)
+        where = f" (worker traceback in {saved})" if saved is not None else ""
+        return {"id": job["id"], "error": f"{type(exc).__name__}: {exc}{where}"}
     return {"id": job["id"], "result": result.to_json()}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,24 +13,12 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.cli.errors import UserError
-from referee.games import GAMES, RENDERERS, GameSpec, InvalidOptions, get_game
+from referee.games import GAMES, GameSpec
 from referee.match import bubblewrap
 from referee.match.commands import CommandError, check_command
+from referee.match.record import Entry
 from referee.match.types import BotSpec
-
-
-def resolve_game(name: str) -> GameSpec:
-    try:
-        return get_game(name)
-    except InvalidOptions as exc:
-        raise UserError(str(exc)) from None
-
-
-def normalize_options(spec: GameSpec, options: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return spec.normalize_options(options)
-    except InvalidOptions as exc:
-        raise UserError(f"{spec.name}: {exc}") from None
+from referee.replay import RENDERERS
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -82,7 +71,7 @@ def bot_specs_for_seats(spec: GameSpec, options: dict[str, Any], commands: list[
     return out
 
 
-def score_table(game: str, entries: list[dict[str, Any]], title: str | None = None) -> Table | None:
+def score_table(game: str, entries: Sequence[Entry], title: str | None = None) -> Table | None:
     renderer = RENDERERS.get(game)
     if renderer is None:
         return None
@@ -115,9 +104,7 @@ def resolve_sandbox(mode: str) -> str:
     ``required`` without a working bubblewrap is the user's problem (exit 2);
     ``auto`` without one says so in one line on stderr and runs unisolated."""
     try:
-        effective = bubblewrap.effective_mode(mode)
-    except bubblewrap.SandboxUnavailable as exc:
-        raise UserError(str(exc)) from None
+        effective = bubblewrap.effective_mode(mode)  # SandboxUnavailable is a UserFault: exit 2
     except ValueError:
         raise UserError(f"--sandbox {mode!r}: expected auto, required or off") from None
     if effective == "off" and mode == "auto":

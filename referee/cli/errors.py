@@ -1,9 +1,12 @@
-"""Errors for the user: one line on stderr, a non-zero exit, no traceback."""
+"""Bad command-line input: a ``UserFault`` (one line on stderr, exit 2).
+
+Mapped to its exit status with every other error in ``referee.cli.main.run``.
+"""
 
 from __future__ import annotations
 
+from referee.errors import UserFault
 
-class UserError(Exception):
+
+class UserError(UserFault):
     """Bad input from the person at the keyboard (argument, file, config)."""
-
-    exit_code = 2

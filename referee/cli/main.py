@@ -1,15 +1,22 @@
-"""The `referee` command: play, run, replay."""
+"""The `referee` command: play, run, replay.
+
+Errors become exit statuses here and nowhere else (``run``): the commands
+raise ``UserFault`` / ``RefereeBug`` (``referee.errors``) and never translate.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+import traceback
 
 import typer
 
 from referee.cli import play, replay
-from referee.cli.errors import UserError
+from referee.errors import EXIT_BUG, describe_bug, save_traceback, user_fault_in
 from referee.logging import configure_logging
+
+EXIT_INTERRUPTED = 130
 
 app = typer.Typer(
     name="referee",
@@ -38,33 +45,58 @@ else:
     _run.register(app)
 
 
-def main() -> None:
+def _say(text: str) -> None:
+    print(f"referee: {text}", file=sys.stderr)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); its exit status.
+
+    0 done; 1 ``replay --verify`` found a divergence; 2 bad input (one line);
+    74 an output file could not be written (a full disk; one line); 70 the
+    referee's own bug (one line and the path of a saved traceback); 130
+    interrupted.  README.md ("Exit status") says the same to users."""
     try:
-        code = app(standalone_mode=False)
-    except UserError as exc:
-        print(f"referee: error: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        code = app(args=argv, standalone_mode=False)
+    except typer.Exit as exc:  # typer turns a plain Ctrl-C into a quiet Exit(130) itself
+        return exc.exit_code
     except typer.Abort:
-        print("referee: aborted", file=sys.stderr)
-        sys.exit(130)
-    except KeyboardInterrupt:
-        print("referee: interrupted", file=sys.stderr)
-        sys.exit(130)
-    except Exception as exc:  # usage errors (click's, vendored by typer) and our own bugs
-        format_message = getattr(exc, "format_message", None)
-        if callable(format_message) and isinstance(getattr(exc, "exit_code", None), int):
-            message = format_message()
-            if message:
-                print(f"referee: error: {message}", file=sys.stderr)
-            sys.exit(exc.exit_code)
-        if os.environ.get("REFEREE_DEBUG"):
-            raise
-        print(f"referee: internal error: {type(exc).__name__}: {exc} (set REFEREE_DEBUG=1 for a traceback)",
-              file=sys.stderr)
-        sys.exit(70)
-    sys.exit(code if isinstance(code, int) else 0)
+        _say("aborted")
+        return EXIT_INTERRUPTED
+    except BaseException as exc:  # noqa: BLE001 - this is the one place errors are mapped
+        return _exit_status(exc)
+    return code if isinstance(code, int) else 0
+
+
+def _exit_status(exc: BaseException) -> int:
+    if isinstance(exc, (SystemExit, GeneratorExit)):
+        raise exc
+    fault = user_fault_in(exc)
+    if fault is not None:
+        _say(f"error: {fault}")
+        return fault.exit_code
+    if isinstance(exc, KeyboardInterrupt) or (
+        isinstance(exc, BaseExceptionGroup) and exc.subgroup(KeyboardInterrupt) is not None
+    ):
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+    # Usage errors from click (vendored by typer): they carry their own message and status.
+    format_message = getattr(exc, "format_message", None)
+    if callable(format_message) and isinstance(getattr(exc, "exit_code", None), int):
+        message = " ".join(str(format_message()).split())
+        if message:
+            _say(f"error: {message}")
+        return exc.exit_code  # type: ignore[attr-defined]
+    if os.environ.get("REFEREE_DEBUG"):
+        traceback.print_exception(exc)
+    saved = save_traceback(exc)
+    where = f"traceback saved in {saved}" if saved is not None else "the traceback could not be saved"
+    _say(f"internal error (a bug in the referee): {describe_bug(exc)}; {where}; please report it")
+    return EXIT_BUG
+
+
+def main() -> None:
+    sys.exit(run())
 
 
 if __name__ == "__main__":

@@ -2,24 +2,74 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import secrets
 from pathlib import Path
 from typing import Annotated, Optional
 
 import trio
 import typer
+from pydantic import ValidationError
 
 from referee.cli.common import (
-    bot_specs_for_seats, make_console, normalize_options, parse_option_pairs, resolve_game, resolve_sandbox,
-    score_table,
+    bot_specs_for_seats, make_console, parse_option_pairs, resolve_sandbox, score_table,
 )
 from referee.cli.errors import UserError
-from referee.games import GAMES, Outcome
+from referee.games import GAMES, Outcome, get_game
 from referee.match.bubblewrap import SandboxMode
+from referee.match.record import entries_from_dicts
 from referee.match.runner import run_match
 from referee.match.types import Limits, MatchResult
+from tournaments.config import LimitsConfig
 
 _DEFAULTS = Limits()
+
+
+#: Each limit flag: its ``LimitsConfig`` field and how many flag units make one of the field's.
+_LIMIT_FLAGS = {
+    "--handshake-ms": ("handshake_s", 1000), "--decision-ms": ("decision_s", 1000),
+    "--time-bank-ms": ("time_bank_s", 1000), "--memory-mb": ("memory_mb", 1), "--cpu-s": ("cpu_s", 1),
+    "--max-processes": ("max_processes", 1), "--max-open-files": ("max_open_files", 1),
+    "--max-line-bytes": ("max_line_bytes", 1), "--stderr-keep-bytes": ("stderr_keep_bytes", 1),
+}
+
+
+def limits_from_flags(values: dict[str, int]) -> Limits:
+    """The match limits from ``referee play``'s flags, checked by the same model (and
+    bounds) as a tournament file's ``[limits]``; a bad value is one ``UserError``."""
+    fields: dict[str, float | int] = {}
+    for flag, value in values.items():
+        field, scale = _LIMIT_FLAGS[flag]
+        try:
+            fields[field] = value if scale == 1 else value / scale
+        except OverflowError:  # more digits than a float holds: refused below as not finite
+            fields[field] = math.inf if value > 0 else -math.inf
+    try:
+        return LimitsConfig(**fields).to_limits()
+    except ValidationError as exc:
+        field = exc.errors(include_url=False)[0]["loc"][0]
+        flag = next(f for f, (name, _) in _LIMIT_FLAGS.items() if name == field)
+        given = str(values[flag])
+        given = given if len(given) <= 24 else f"{given[:12]}…({len(given)} digits)"
+        raise UserError(f"{flag} must be {_range_text(field, _LIMIT_FLAGS[flag][1])}, got {given}") from None
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def _range_text(field: str, scale: int) -> str:
+    """``LimitsConfig``'s bounds on ``field`` in flag units: "0 or more and at most 1048576"."""
+    parts = []
+    for bound in LimitsConfig.model_fields[field].metadata:
+        if getattr(bound, "ge", None) is not None:
+            parts.append("0 or more" if bound.ge == 0 else f"at least {_num(bound.ge * scale)}")
+        elif getattr(bound, "gt", None) is not None:
+            parts.append(f"more than {_num(bound.gt * scale)}")
+        elif getattr(bound, "le", None) is not None:
+            parts.append(f"at most {_num(bound.le * scale)}")
+    return " and ".join(parts)
 
 
 def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str]) -> str:
@@ -51,7 +101,7 @@ def print_result(result: MatchResult, quiet: bool) -> None:
     teams = [spec_teams[t] for t in sorted(spec_teams)]
     names = [b.name for b in result.seats]
     if not quiet:
-        table = score_table(result.game, result.entries, title=f"{result.game}, seed {result.seed}")
+        table = score_table(result.game, entries_from_dicts(result.entries), title=f"{result.game}, seed {result.seed}")
         if table is not None:
             console.print(table)
     console.print(f"Result: {describe_outcome(result.outcome, teams, names)}")
@@ -104,20 +154,17 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
     ) -> None:
         """Play one game between bots and print the score table and the result."""
-        spec = resolve_game(game)
+        spec = get_game(game)
         opts = parse_option_pairs(option)
         if players is not None:
             opts["players"] = players
-        opts = normalize_options(spec, opts)
-        if decision_ms <= 0 or handshake_ms <= 0 or time_bank_ms < 0:
-            raise UserError("time limits must be positive")
-        caps = {"--memory-mb": memory_mb, "--cpu-s": cpu_s, "--max-processes": max_processes,
-                "--max-open-files": max_open_files, "--stderr-keep-bytes": stderr_keep_bytes}
-        for flag, value in caps.items():
-            if value < 0:
-                raise UserError(f"{flag} must be 0 or more, got {value}")
-        if max_line_bytes < 1024:
-            raise UserError(f"--max-line-bytes must be at least 1024, got {max_line_bytes}")
+        opts = spec.normalize_options(opts)
+        limits = limits_from_flags({
+            "--handshake-ms": handshake_ms, "--decision-ms": decision_ms, "--time-bank-ms": time_bank_ms,
+            "--memory-mb": memory_mb, "--cpu-s": cpu_s, "--max-processes": max_processes,
+            "--max-open-files": max_open_files, "--max-line-bytes": max_line_bytes,
+            "--stderr-keep-bytes": stderr_keep_bytes})
+        limits = dataclasses.replace(limits, sandbox=sandbox.value)
         bots = bot_specs_for_seats(spec, opts, bot, name)
         resolve_sandbox(sandbox.value)
         if seed is None:
@@ -136,11 +183,6 @@ def register(app: typer.Typer) -> None:
             err_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(f"cannot create stderr folder {err_dir}: {exc.strerror}") from None
-        limits = Limits(handshake_s=handshake_ms / 1000, decision_s=decision_ms / 1000,
-                        time_bank_s=time_bank_ms / 1000, memory_mb=memory_mb or None, cpu_s=cpu_s or None,
-                        max_processes=max_processes or None, max_open_files=max_open_files or None,
-                        max_line_bytes=max_line_bytes, stderr_keep_bytes=stderr_keep_bytes,
-                        sandbox=sandbox.value)
         result = trio.run(lambda: run_match(spec.name, opts, bots, seed=seed, record_path=record_path,
                                             limits=limits, stderr_dir=err_dir))
         print_result(result, quiet)

@@ -3,45 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from referee.cli.common import make_console, score_table
 from referee.cli.errors import UserError
-from referee.games import GAMES, RENDERERS
-from referee.match.record import Record, RecordError, read_record
+from referee.games import GAMES
+from referee.match.record import FaultLine, Record, read_record
 from referee.match.verify import verify_record
-
-
-def entries_for_seat(entries: list[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
-    """Only what ``seat`` could know: public events, its own private events, its own decisions."""
-    out = []
-    for e in entries:
-        kind = e.get("record")
-        if kind == "event":
-            to = e.get("to")
-            if to is None or seat in to:
-                out.append(e)
-        elif kind == "decision":
-            if e.get("seat") == seat:
-                out.append(e)
-        elif kind == "fault":
-            out.append({k: v for k, v in e.items() if k != "stderr_tail"} if e.get("seat") != seat else e)
-    return out
-
-
-def public_entries(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [e for e in entries if e.get("record") == "event" and e.get("to") is None]
+from referee.replay import RENDERERS, entries_for_seat, public_entries
 
 
 def header_lines(rec: Record) -> list[str]:
     h = rec.header
-    opts = ", ".join(f"{k}={v}" for k, v in h.get("options", {}).items())
-    lines = [f"{h['game']} (rules {h.get('rules_version', '?')}), seed {h['seed']}" + (f", {opts}" if opts else "")]
-    for s in h.get("seats", []):
-        cmd = " ".join(s.get("command", []))
-        lines.append(f"  seat {s.get('seat')} team {s.get('team')}: {s.get('name')}  [{cmd}]")
+    opts = ", ".join(f"{k}={v}" for k, v in h.options.items())
+    lines = [f"{h.game} (rules {h.rules_version or '?'}), seed {h.seed}" + (f", {opts}" if opts else "")]
+    for s in h.seats:
+        lines.append(f"  seat {s.seat} team {s.team}: {s.name}  [{' '.join(s.command)}]")
     return lines
 
 
@@ -56,11 +35,8 @@ def register(app: typer.Typer) -> None:
         summary: Annotated[bool, typer.Option("--summary", help="Only the score table and result.")] = False,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
-        try:
-            rec = read_record(record)
-        except RecordError as exc:
-            raise UserError(str(exc)) from None
-        game = rec.header["game"]
+        rec = read_record(record)
+        game = rec.header.game
         if game not in GAMES:
             raise UserError(f"{record}: unknown game {game!r} in the record")
         if seat is not None and not 0 <= seat < rec.seats:
@@ -84,15 +60,15 @@ def register(app: typer.Typer) -> None:
         if table is not None and deal is None:
             console.print(table)
         for e in entries:
-            if e.get("record") == "fault":
-                console.print(f"Fault: seat {e['seat']} — {e['reason']}: {e.get('message', '')}", markup=False)
-                for line in e.get("stderr_tail", [])[-10:]:
+            if isinstance(e, FaultLine):
+                console.print(f"Fault: seat {e.seat} — {e.reason}: {e.message}", markup=False)
+                for line in e.stderr_tail[-10:]:
                     console.print(f"  | {line}", markup=False)
         if rec.result is not None:
-            o = rec.result["outcome"]
-            winners = ", ".join(f"team {t}" for t in o.get("winners", [])) or "nobody"
-            console.print(f"Result: {o['status']} ({o.get('reason', '')}); winners: {winners}; "
-                          f"scores {o.get('scores')}; {rec.result.get('decisions')} decisions", markup=False)
+            o = rec.result.outcome
+            winners = ", ".join(f"team {t}" for t in o.winners) or "nobody"
+            console.print(f"Result: {o.status} ({o.reason}); winners: {winners}; "
+                          f"scores {o.scores}; {rec.result.decisions} decisions", markup=False)
         if rec.truncated:
             console.print(f"note: {truncation_note(rec)}", markup=False)
 
@@ -100,6 +76,6 @@ def register(app: typer.Typer) -> None:
 def truncation_note(rec: Record) -> str:
     last = rec.line_numbers[-1] if rec.line_numbers else 1
     if rec.bad_line:
-        return (f"record is corrupt at line {rec.bad_line}; shown up to line {last}, "
+        return (f"record is corrupt at line {rec.bad_line} ({rec.bad_reason}); shown up to line {last}, "
                 "the last complete line before it")
     return f"record is truncated: the game did not finish; shown up to line {last}, its last complete line"

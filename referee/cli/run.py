@@ -23,9 +23,12 @@ from rich.console import Console
 from referee.cli.common import make_console, parse_option_pairs, resolve_sandbox
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
-from tournaments.config import ConfigError, Tournament, load_file, parse, parse_secret, resolve
+from tournaments.config import MAX_TIME_S, Tournament, load_file, parse, parse_secret, resolve
 from tournaments.report import PlainProgress, RichProgress, print_standings
 from tournaments.runner import open_output, run_tournament, standings_paths
+
+
+_MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
 
 
 def build_tournament(
@@ -49,10 +52,7 @@ def build_tournament(
 ) -> Tournament:
     """The file's settings with the flags applied on top, resolved and checked."""
     cwd = cwd or Path.cwd()
-    try:
-        data: dict[str, Any] = load_file(file) if file is not None else {}
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
+    data: dict[str, Any] = load_file(file) if file is not None else {}
     flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
              "jobs": jobs, "pin_cores": pin_cores, "sandbox": sandbox}
     data.update({k: v for k, v in flags.items() if v is not None})
@@ -72,13 +72,10 @@ def build_tournament(
         raise UserError("no game: give a tournament file or --game (back-alley, schmier, pegs-and-jokers)")
     if not data.get("entrants"):
         raise UserError("no entrants: list [[entrants]] in the tournament file or give --entrant NAME=COMMAND")
-    try:
-        config = parse(data, str(file) if file is not None else "settings")
-        t = resolve(config, file.parent if file is not None else cwd)
-        if secret is not None:
-            t = t.with_secret(parse_secret(secret, "--secret"))
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
+    config = parse(data, str(file) if file is not None else "settings")
+    t = resolve(config, file.parent if file is not None else cwd)
+    if secret is not None:
+        t = t.with_secret(parse_secret(secret, "--secret"))
     return dataclasses.replace(t, source=file.resolve()) if file is not None else t
 
 
@@ -127,9 +124,12 @@ def register(app: typer.Typer) -> None:
         games_per_pairing: Annotated[Optional[int], typer.Option(
             "--games-per-pairing", "-n", min=1,
             help="Deal seeds per pairing; each is played in every seating of the pairing.")] = None,
-        decision_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit per decision, in ms.")] = None,
-        handshake_ms: Annotated[Optional[int], typer.Option(min=1, help="Time limit for a bot's ready, in ms.")] = None,
-        time_bank_ms: Annotated[Optional[int], typer.Option(min=0, help="Extra time per bot per game, in ms.")] = None,
+        decision_ms: Annotated[Optional[int], typer.Option(
+            min=1, max=_MAX_MS, help="Time limit per decision, in ms.")] = None,
+        handshake_ms: Annotated[Optional[int], typer.Option(
+            min=1, max=_MAX_MS, help="Time limit for a bot's ready, in ms.")] = None,
+        time_bank_ms: Annotated[Optional[int], typer.Option(
+            min=0, max=_MAX_MS, help="Extra time per bot per game, in ms.")] = None,
         sandbox: Annotated[Optional[SandboxMode], typer.Option(
             help="auto | required | off: run each bot in a bubblewrap sandbox (default: the file's, else "
                  "auto: bubblewrap when it works, else say so and run unisolated; docs/security.md).")] = None,
@@ -156,10 +156,7 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             err.print(describe_plan(t, 0, isolation), markup=False)
             return
-        try:
-            opened = open_output(t)
-        except ConfigError as exc:
-            raise UserError(str(exc)) from None
+        opened = open_output(t)
         for problem in opened.problems:
             err.print(f"referee: {problem}", markup=False)
         err.print(describe_plan(t, len(opened.done), isolation), markup=False)

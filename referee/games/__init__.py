@@ -17,7 +17,6 @@ from .base import (
     InvalidOptions,
     Outcome,
     ParsedAction,
-    Renderer,
     team_of_seat,
 )
 
@@ -27,10 +26,6 @@ from . import back_alley, pegs_and_jokers, schmier  # noqa: E402
 #: game means adding its package here (and to the conformance test's CONFIGS).
 GAMES: dict[str, GameSpec] = {
     m.SPEC.name: m.SPEC for m in (back_alley, schmier, pegs_and_jokers)
-}
-#: Registry name -> Renderer (pure text for `referee play` and `referee replay`).
-RENDERERS: dict[str, Renderer] = {
-    m.SPEC.name: m.RENDERER for m in (back_alley, schmier, pegs_and_jokers)
 }
 
 
@@ -43,7 +38,7 @@ def get_game(name: str) -> GameSpec:
 
 
 __all__ = [
-    "Action", "Event", "GAMES", "RENDERERS", "GameError", "GameSpec", "GameState",
-    "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "ParsedAction", "Renderer", "get_game",
+    "Action", "Event", "GAMES", "GameError", "GameSpec", "GameState",
+    "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "ParsedAction", "get_game",
     "team_of_seat",
 ]

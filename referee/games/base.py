@@ -38,6 +38,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self
 
+from referee.errors import UserFault
+
 Action = str
 JSON = Any
 
@@ -54,7 +56,7 @@ class IllegalAction(GameError, ValueError):
     """The action parses but is not legal in this state: the caller's fault."""
 
 
-class InvalidOptions(GameError, ValueError):
+class InvalidOptions(GameError, UserFault, ValueError):
     """Game options are unknown or out of range: the user's fault."""
 
 
@@ -230,32 +232,3 @@ class GameSpec(abc.ABC):
         self, seed: int, options: Mapping[str, JSON] | None = None
     ) -> tuple[GameState, list[Event]]:
         """Initial state for ``seed`` and the events its creation produced."""
-
-
-# ---------------------------------------------------------------------------
-# Presentation.  Pure text from record entries; used by `referee play` (the
-# score table) and `referee replay`.  A record entry is one JSONL line of the
-# match record as a dict, e.g.
-#   {"record": "event", "event": {"type": "trick", ...}, "to": null}
-#   {"record": "decision", "n": 7, "seat": 2, "decision": "play",
-#    "legal": ["AS", "KS"], "action": "AS", "ms": 0.4}
-# When replaying for one seat the caller has already dropped the events that
-# seat may not see and the decisions of other seats.
-
-
-class Renderer(abc.ABC):
-    @abc.abstractmethod
-    def score_table(
-        self, entries: list[dict[str, JSON]]
-    ) -> tuple[list[str], list[list[str]]]:
-        """Header and rows of the deal-by-deal (or game summary) score table."""
-
-    @abc.abstractmethod
-    def render(
-        self,
-        entries: list[dict[str, JSON]],
-        *,
-        seat: int | None = None,
-        deal: int | None = None,
-    ) -> list[str]:
-        """Readable lines for a replay: deal by deal, trick by trick (or turn by turn)."""

@@ -49,6 +49,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.errors import UserFault
+
 NOBODY = 65534
 BOT_ID_ENV = "REFEREE_BOT_ID"  # a random token per bot process (referee.match.sandbox), kept inside
 SCRATCH = "/scratch"
@@ -75,8 +77,9 @@ class SandboxMode(str, enum.Enum):
     OFF = "off"  # rlimits and process-family teardown only
 
 
-class SandboxUnavailable(Exception):
-    """``--sandbox required`` on a machine where bubblewrap does not work."""
+class SandboxUnavailable(UserFault):
+    """``--sandbox required`` on a machine where bubblewrap does not work: a setting the
+    machine cannot honour, so the user's to fix (exit 2)."""
 
 
 class CannotSandbox(Exception):

@@ -1,12 +1,29 @@
 """The match record: one JSONL file per game, data rather than diagnostics.
 
-Line kinds (the ``"record"`` key):
+Line kinds (the ``"record"`` key), each a pydantic model below:
 
-* ``header``   game, rules version, options, seed, seats (name, command, cwd, team), limits
-* ``event``    an engine event and the seats that may see it (``to``: null = public)
-* ``decision`` seat, decision kind, the legal actions offered, the action taken, ms taken
-* ``fault``    the seat, reason code, message and last stderr lines of a forfeiting bot
-* ``result``   the outcome, decision count, duration
+* ``header``   (``HeaderLine``) game, rules version, options, seed, seats (name,
+  command, cwd, team), limits, start time; ``sandbox`` when the launcher is known
+* ``ready``    (``ReadyLine``) the names the bots gave and whether each wants events
+* ``event``    (``EventLine``) an engine event and the seats that may see it (``to``: null = public)
+* ``decision`` (``DecisionLine``) seat, decision kind, the legal actions offered, the action taken, ms taken
+* ``fault``    (``FaultLine``) the seat, reason code, message and last stderr lines of a forfeiting bot
+* ``result``   (``ResultLine``) the outcome, decision count, duration
+
+Writing and reading are separate on purpose.  The match runner writes plain
+dicts and pre-encoded bytes (``RecordWriter``, ``event_entry_bytes``): that is
+on the per-decision path, and the bytes on disk are the format.  Reading
+(``read_record``) parses and validates each line once, with pydantic-core's
+JSON parser, into these frozen models; replay, verification and the
+renderers (``referee.replay``) work on the typed values only.
+
+Compatibility: every model ignores keys it does not know, so a newer referee
+may add optional fields (``sandbox`` in the header was one; faults may gain
+more) and an older one still reads its records; a line of a kind this
+version does not know is skipped.  A missing or mistyped known field is an
+error: in the header the file is refused (``RecordError``); in a later line
+the record is read up to the line before it and marked corrupt there
+(``Record.bad_line``, ``Record.bad_reason``).
 
 Lines are written as the game goes and flushed at least every 0.1 s
 (``runner.RECORD_FLUSH_S``), so a killed referee leaves a valid prefix that
@@ -15,40 +32,66 @@ Lines are written as the game goes and flushed at least every 0.1 s
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Annotated, Any, BinaryIO, Literal, Union
 
+from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
 from pydantic_core import to_json
+
+from referee.errors import OutputError, UserFault
+from referee.games import Outcome
 
 RECORD_FORMAT = "referee-record/1"
 
 
-class RecordError(Exception):
+class RecordError(UserFault):
     """The file is not a readable match record: the user's input is at fault."""
 
 
+# ---------------------------------------------------------------------------
+# Writing (the match runner's side: dicts and bytes, no models on the hot path).
+
+
 class RecordWriter:
-    """Appends record lines to a file.  Not async: local file writes are short."""
+    """Appends record lines to a file.  Not async: local file writes are short.
+
+    A write that the file system refuses (a full disk) raises ``OutputError``
+    naming the record; what was written before it stays a readable prefix."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._file: BinaryIO = open(self.path, "wb")
+        try:
+            self._file: BinaryIO = open(self.path, "wb")
+        except OSError as exc:
+            raise OutputError.of(self.path, exc, "record") from None
 
     def write(self, entry: dict[str, Any]) -> None:
-        self._file.write(to_json(entry) + b"\n")
+        try:
+            self._file.write(to_json(entry) + b"\n")
+        except OSError as exc:
+            raise OutputError.of(self.path, exc, "record") from None
 
     def write_raw(self, line: bytes) -> None:
-        self._file.write(line)
+        try:
+            self._file.write(line)
+        except OSError as exc:
+            raise OutputError.of(self.path, exc, "record") from None
 
     def flush(self) -> None:
-        self._file.flush()
+        try:
+            self._file.flush()
+        except OSError as exc:
+            raise OutputError.of(self.path, exc, "record") from None
 
     def close(self) -> None:
-        if not self._file.closed:
-            self._file.flush()
-            self._file.close()
+        if self._file.closed:
+            return
+        try:
+            self._file.close()  # flushes; the file is closed even when that fails
+        except OSError as exc:
+            raise OutputError.of(self.path, exc, "record") from None
 
 
 _TO_TAILS: dict[tuple[int, ...] | None, bytes] = {None: b',"to":null}\n'}  # a handful of seat sets per game
@@ -62,23 +105,181 @@ def event_entry_bytes(event_json: bytes, to: tuple[int, ...] | None) -> bytes:
     return b'{"record":"event","event":' + event_json + tail
 
 
+# ---------------------------------------------------------------------------
+# The line models (the reading side).
+
+
+class _Line(BaseModel):
+    # strict: a record is machine-written, so "3" is not 3 and true is not 1;
+    # extra="ignore": fields added by newer referees are skipped, not refused.
+    model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
+
+
+class SeatEntry(_Line):
+    """One seat in the header: who played it."""
+
+    seat: int
+    team: int
+    name: str
+    command: list[str]
+    cwd: str | None = None
+
+
+class HeaderLine(_Line):
+    record: Literal["header"] = "header"
+    format: Literal["referee-record/1"]
+    game: str
+    rules_version: str | None = None
+    options: dict[str, Any]
+    seed: int
+    seats: list[SeatEntry]
+    limits: dict[str, Any] | None = None
+    started_at: str | None = None
+    sandbox: str | None = None  # how bots were launched ("bwrap", "off", ...); absent in older records
+
+
+class ReadyLine(_Line):
+    record: Literal["ready"] = "ready"
+    names: list[str]
+    events: list[bool]
+
+
+class EventLine(_Line):
+    """An engine event as recorded.  ``event`` is the engine's JSON (its shape is
+    the game's, checked against the engine by ``verify``); ``to`` lists the seats
+    that may see it, ``None`` when it is public."""
+
+    record: Literal["event"] = "event"
+    event: dict[str, Any]
+    to: list[int] | None
+
+    def visible_to(self, seat: int) -> bool:
+        return self.to is None or seat in self.to
+
+
+class DecisionLine(_Line):
+    record: Literal["decision"] = "decision"
+    n: int
+    seat: int
+    decision: str
+    legal: list[str]
+    action: str
+    ms: float
+
+
+class FaultLine(_Line):
+    """A forfeiting bot.  ``reason`` is a ``FaultReason`` value, kept as text so
+    that a record naming a reason added later still reads."""
+
+    record: Literal["fault"] = "fault"
+    seat: int
+    reason: str
+    message: str = ""
+    stderr_tail: list[str] = []
+
+
+class OutcomeEntry(_Line):
+    status: Literal["win", "draw", "aborted", "forfeit"]
+    winners: list[int]
+    scores: list[int]
+    reason: str = ""
+    detail: dict[str, Any] = {}
+
+    def to_outcome(self) -> Outcome:
+        return Outcome(self.status, tuple(self.winners), tuple(self.scores), self.reason, dict(self.detail))
+
+
+class ResultLine(_Line):
+    record: Literal["result"] = "result"
+    outcome: OutcomeEntry
+    decisions: int
+    duration_s: float
+    names: list[str] = []
+
+
+#: A line after the header.
+Entry = Union[ReadyLine, EventLine, DecisionLine, FaultLine]
+_KINDS = {"header", "ready", "event", "decision", "fault", "result"}
+
+
+def _kind(value: Any) -> str | None:
+    kind = value.get("record") if isinstance(value, dict) else getattr(value, "record", None)
+    if not isinstance(kind, str):
+        return None  # not a record line at all
+    return kind if kind in _KINDS else "unknown"
+
+
+class _UnknownLine(BaseModel):
+    """A line kind from a newer referee: read, then skipped."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    record: str
+
+
+_LINE: TypeAdapter[Any] = TypeAdapter(Annotated[
+    Union[
+        Annotated[HeaderLine, Tag("header")], Annotated[ReadyLine, Tag("ready")],
+        Annotated[EventLine, Tag("event")], Annotated[DecisionLine, Tag("decision")],
+        Annotated[FaultLine, Tag("fault")], Annotated[ResultLine, Tag("result")],
+        Annotated[_UnknownLine, Tag("unknown")],
+    ],
+    Discriminator(_kind, custom_error_type="not_a_record_line",
+                  custom_error_message="not a record line (no \"record\" kind)"),
+])
+
+
+def parse_line(line: bytes | str) -> HeaderLine | Entry | ResultLine | _UnknownLine:
+    """One record line, parsed and validated; ``ValidationError`` if it is not one."""
+    return _LINE.validate_json(line)
+
+
+def entries_from_dicts(entries: Iterable[Mapping[str, Any]]) -> list[Entry]:
+    """Typed entries from the dicts the match runner keeps (``MatchResult.entries``)."""
+    out: list[Entry] = []
+    for entry in entries:
+        line = _LINE.validate_python(dict(entry))
+        if isinstance(line, (ReadyLine, EventLine, DecisionLine, FaultLine)):
+            out.append(line)
+    return out
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first problem of ``exc`` as a short phrase: ``to: Input should be a valid list``."""
+    err = exc.errors(include_url=False)[0]
+    loc = [str(x) for x in err["loc"]]
+    if loc and loc[0] in _KINDS | {"unknown"}:
+        loc = loc[1:]  # the union's tag
+    msg = err["msg"]
+    if err["type"] == "missing":
+        msg = "missing"
+    where = ".".join(loc)
+    return f"{where}: {msg}" if where else msg
+
+
+# ---------------------------------------------------------------------------
+# Reading.
+
+
 @dataclass
 class Record:
     path: Path
-    header: dict[str, Any]
-    entries: list[dict[str, Any]] = field(default_factory=list)  # everything after the header
+    header: HeaderLine
+    entries: list[Entry] = field(default_factory=list)  # every line after the header, before the result
     line_numbers: list[int] = field(default_factory=list)  # 1-based file line of each entry
-    result: dict[str, Any] | None = None
+    result: ResultLine | None = None
     truncated: bool = False
     bad_line: int | None = None  # 1-based line number of an unreadable line, if any
+    bad_reason: str | None = None  # what is wrong with it
 
     @property
     def seats(self) -> int:
-        return len(self.header.get("seats", []))
+        return len(self.header.seats)
 
 
 def read_record(path: Path) -> Record:
-    """Read a record; a torn or missing tail marks it truncated rather than failing."""
+    """Read and validate a record.  A torn or missing tail marks it truncated, and
+    a corrupt line marks it corrupt there, rather than failing; a file without a
+    valid header is a ``RecordError``."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -89,37 +290,50 @@ def read_record(path: Path) -> Record:
     except OSError as exc:
         raise RecordError(f"{path}: cannot read ({exc.strerror})") from None
     lines = raw.split(b"\n")
-    if not lines or not lines[0].strip():
+    if not lines[0].strip():
         raise RecordError(f"{path}: empty file, not a match record")
-    try:
-        header = json.loads(lines[0])
-    except (ValueError, UnicodeDecodeError):
-        raise RecordError(f"{path}: not a match record (first line is not JSON)") from None
-    if not isinstance(header, dict) or header.get("record") != "header":
-        raise RecordError(f"{path}: not a match record (no header line)")
-    if header.get("format") != RECORD_FORMAT:
-        raise RecordError(f"{path}: unsupported record format {header.get('format')!r} (expected {RECORD_FORMAT})")
-    for key in ("game", "seed", "options", "seats"):
-        if key not in header:
-            raise RecordError(f"{path}: header lacks {key!r}")
-    rec = Record(path=path, header=header)
+    rec = Record(path=path, header=_read_header(path, lines[0]))
     for i, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
-            if not isinstance(entry, dict) or not isinstance(entry.get("record"), str):
-                raise ValueError
-        except (ValueError, UnicodeDecodeError, RecursionError):
+            entry = _LINE.validate_json(line)
+            if isinstance(entry, HeaderLine):
+                raise ValueError("a second header")
+        except (ValidationError, ValueError) as exc:
             rec.truncated = True
             if i != len(lines):  # not merely a torn last line: a corrupt one
                 rec.bad_line = i
+                rec.bad_reason = (describe_validation_error(exc) if isinstance(exc, ValidationError)
+                                  else str(exc))
             break
-        if entry["record"] == "result":
+        if isinstance(entry, ResultLine):
             rec.result = entry
             break
+        if isinstance(entry, _UnknownLine):
+            continue
         rec.entries.append(entry)
         rec.line_numbers.append(i)
     if rec.result is None:
         rec.truncated = True
     return rec
+
+
+def _read_header(path: Path, line: bytes) -> HeaderLine:
+    try:
+        header = _LINE.validate_json(line)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        if err["type"] in ("json_invalid", "not_a_record_line") or not err["loc"]:
+            raise RecordError(f"{path}: not a match record (first line is not a record header)") from None
+        if err["type"] == "missing" and len(err["loc"]) == 2:
+            raise RecordError(f"{path}: header lacks {err['loc'][1]!r}") from None
+        if err["loc"][:2] == ("header", "format"):
+            fmt = err.get("input")
+            raise RecordError(f"{path}: unsupported record format {fmt!r} (expected {RECORD_FORMAT})") from None
+        if err["loc"][0] != "header":
+            raise RecordError(f"{path}: not a match record (no header line)") from None
+        raise RecordError(f"{path}: line 1: header {describe_validation_error(exc)}") from None
+    if not isinstance(header, HeaderLine):
+        raise RecordError(f"{path}: not a match record (no header line)")
+    return header

@@ -23,6 +23,7 @@ from pydantic_core import to_json
 from protocol import GameOverMsg, HelloMsg
 from protocol.codec import Violation, decode_bot_line, decode_plain_action, encode, encode_request
 from protocol.messages import ActionMsg, ReadyMsg, TimeLimits
+from referee.errors import RefereeBug
 from referee.games import Event, Outcome, get_game
 from referee.logging import ensure_configured
 from referee.match import bubblewrap
@@ -70,7 +71,7 @@ def check_reply(line: bytes, rid: int, legal: list[str]) -> str:
 RECORD_FLUSH_S = 0.1  # the record on disk is at most this far behind the game
 
 
-class RefereeError(Exception):
+class RefereeError(RefereeBug):
     """Our own bug or an unusable setting: never a bot's fault."""
 
 
@@ -97,10 +98,7 @@ class _Match:
         self.limits = limits
         self.record_path = Path(record_path) if record_path is not None else None
         self.stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
-        try:
-            self.sandbox = bubblewrap.effective_mode(limits.sandbox)
-        except bubblewrap.SandboxUnavailable as exc:
-            raise RefereeError(str(exc)) from None
+        self.sandbox = bubblewrap.effective_mode(limits.sandbox)  # SandboxUnavailable: the user's to fix
         # What a sandboxed bot must not see even where it lies inside a folder it may read.
         self.hide = tuple(str(p) for p in (*hide, *(x for x in (self.record_path, self.stderr_dir) if x)))
         self.writer: RecordWriter | None = None

@@ -720,7 +720,7 @@ def test_well_formed_but_illegal_action_is_refused_without_change(text):
 
 
 def test_public_move_events_are_enough_to_redraw_the_board():
-    from referee.games.pegs_and_jokers.render import _Board
+    from referee.replay.pegs_and_jokers import _Board
 
     for players in (4, 8):
         state, events = SPEC.new_game(31, {"players": players})

@@ -35,9 +35,9 @@ def assert_forfeit(result, seat: int, reason: FaultReason, tmp_path) -> None:
     assert result.outcome.detail["seat"] == seat and result.outcome.winners == (1 - seat % 2,)
     assert result.fault is not None and result.fault.seat == seat and result.fault.reason is reason
     rec = read_record(tmp_path / "game.jsonl")
-    (line,) = [e for e in rec.entries if e["record"] == "fault"]
-    assert line["seat"] == seat and line["reason"] == reason.value
-    assert line["stderr_tail"] == list(result.fault.stderr_tail)
+    (line,) = [e for e in rec.entries if e.record == "fault"]
+    assert line.seat == seat and line.reason == reason.value
+    assert line.stderr_tail == list(result.fault.stderr_tail)
     assert verify_record(rec).ok
 
 

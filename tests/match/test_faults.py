@@ -59,14 +59,14 @@ async def test_a_misbehaving_bot_forfeits_with_its_seat_and_reason_and_leaves_no
     # The record holds exactly that fault and result, and verifies.
     rec = read_record(record)
     assert not rec.truncated and rec.result is not None
-    faults = [e for e in rec.entries if e["record"] == "fault"]
+    faults = [e.model_dump() for e in rec.entries if e.record == "fault"]
     assert faults == [{"record": "fault", **json.loads(json.dumps(fault.to_json()))}]
-    assert rec.result["outcome"] == json.loads(json.dumps(outcome.to_json()))
+    assert rec.result.outcome.model_dump() == json.loads(json.dumps(outcome.to_json()))
     assert verify_record(rec).ok
-    own = [e for e in rec.entries if e["record"] == "decision" and e["seat"] == seat]
+    own = [e for e in rec.entries if e.record == "decision" and e.seat == seat]
     assert len(own) == case.legal_decisions, "misbehaved at the wrong moment"
     if case.legal_decisions == 0:
-        assert not any(e["record"] == "ready" for e in rec.entries)
+        assert not any(e.record == "ready" for e in rec.entries)
 
     # The referee stayed small and quick whatever the bot did.
     assert rss.peak_mb < REFEREE_PEAK_MB and rss.growth_mb < REFEREE_GROWTH_MB, (rss.peak_mb, rss.growth_mb)

@@ -25,17 +25,17 @@ async def test_a_full_back_alley_game_is_played_recorded_and_verifies(tmp_path, 
     rec = read_record(path)
     assert not rec.truncated and rec.result is not None
     h = rec.header
-    assert h["game"] == "back-alley" and h["seed"] == 11 and h["rules_version"] == GAMES["back-alley"].rules_version
-    assert [s["team"] for s in h["seats"]] == [0, 1, 0, 1]
-    assert h["seats"][0]["command"][-1] == "100"
-    decisions = [e for e in rec.entries if e["record"] == "decision"]
-    assert len(decisions) == result.decisions == rec.result["decisions"]
-    assert all(d["action"] in d["legal"] and d["ms"] >= 0 for d in decisions)
-    deals = [e for e in rec.entries if e["record"] == "event" and e["event"]["type"] == "deal"]
+    assert h.game == "back-alley" and h.seed == 11 and h.rules_version == GAMES["back-alley"].rules_version
+    assert [s.team for s in h.seats] == [0, 1, 0, 1]
+    assert h.seats[0].command[-1] == "100"
+    decisions = [e for e in rec.entries if e.record == "decision"]
+    assert len(decisions) == result.decisions == rec.result.decisions
+    assert all(d.action in d.legal and d.ms >= 0 for d in decisions)
+    deals = [e for e in rec.entries if e.record == "event" and e.event["type"] == "deal"]
     assert len(deals) >= 25
-    hands = [e for e in rec.entries if e["record"] == "event" and e["event"]["type"] == "hand"]
-    assert hands and all(e["to"] == [e["event"]["seat"]] for e in hands)
-    assert rec.result["outcome"] == result.outcome.to_json()
+    hands = [e for e in rec.entries if e.record == "event" and e.event["type"] == "hand"]
+    assert hands and all(e.to == [e.event["seat"]] for e in hands)
+    assert rec.result.outcome.model_dump() == result.outcome.to_json()
     assert verify_record(rec).ok
     assert sorted(p.name for p in (tmp_path / "err").iterdir()) == [f"seat{s}-random.log" for s in range(4)]
 
@@ -143,7 +143,7 @@ async def test_the_record_on_disk_keeps_up_while_a_bot_thinks(tmp_path):
     def answered_by_seat0() -> int:
         if not path.exists():
             return 0
-        return sum(1 for e in read_record(path).entries if e["record"] == "decision" and e["seat"] == 0)
+        return sum(1 for e in read_record(path).entries if e.record == "decision" and e.seat == 0)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(lambda: run_match("back-alley", {}, bots, seed=2, record_path=path,

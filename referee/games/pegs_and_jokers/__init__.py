@@ -1,6 +1,5 @@
 """Pegs and Jokers (RULES.md §3): 4, 6 or 8 players in 2 teams race 5 pegs home."""
 
-from .render import RENDERER
 from .rules import SPEC, PegsAndJokersSpec, PegsAndJokersState
 
-__all__ = ["RENDERER", "SPEC", "PegsAndJokersSpec", "PegsAndJokersState"]
+__all__ = ["SPEC", "PegsAndJokersSpec", "PegsAndJokersState"]

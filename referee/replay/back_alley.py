@@ -1,4 +1,4 @@
-"""Back Alley text presentation from match-record entries (events only).
+"""Back Alley text presentation from typed match-record entries (events only).
 
 Everything is drawn from the events, so a seat's filtered view (no other
 hands, no other draws) and a truncated record (a killed game) render too.
@@ -6,10 +6,13 @@ hands, no other draws) and a truncated record (a killed game) render too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ..base import JSON, Renderer
-from .rules import contract_text
+from referee.games.back_alley.rules import contract_text
+from referee.match.record import Entry
+
+from .base import Renderer, events, mapping, seq, words
 
 _HEADER = [
     "deal", "h", "dealer", "trump",
@@ -17,14 +20,6 @@ _HEADER = [
     "T1 contract", "T1 tricks", "T1 score",
     "T0 total", "T1 total",
 ]
-
-
-def _events(entries: list[dict[str, JSON]]):
-    for entry in entries:
-        if isinstance(entry, dict) and entry.get("record") == "event":
-            event = entry.get("event")
-            if isinstance(event, dict):
-                yield event
 
 
 def _pair(value: Any) -> list[Any]:
@@ -43,13 +38,13 @@ def _signed(value: Any) -> str:
 
 class BackAlleyRenderer(Renderer):
     def score_table(
-        self, entries: list[dict[str, JSON]]
+        self, entries: Sequence[Entry]
     ) -> tuple[list[str], list[list[str]]]:
         rows: list[list[str]] = []
-        for ev in _events(entries):
+        for ev in events(entries):
             if ev.get("type") != "deal_score":
                 continue
-            contracts = ev.get("contracts") or [{}, {}]
+            contracts = [mapping(c) for c in seq(ev.get("contracts"))]
             if len(contracts) != 2:
                 contracts = [{}, {}]
             tricks = _pair(ev.get("tricks_won"))
@@ -66,7 +61,7 @@ class BackAlleyRenderer(Renderer):
 
     def render(
         self,
-        entries: list[dict[str, JSON]],
+        entries: Sequence[Entry],
         *,
         seat: int | None = None,
         deal: int | None = None,
@@ -86,7 +81,7 @@ class BackAlleyRenderer(Renderer):
 
         if seat is not None:
             lines.append(f"Back Alley, as seen by seat {seat}")
-        for ev in _events(entries):
+        for ev in events(entries):
             kind = ev.get("type")
             if kind != "bid":
                 flush_bids()
@@ -105,7 +100,7 @@ class BackAlleyRenderer(Renderer):
             if not shown():
                 continue
             if kind == "hand":
-                lines.append(f"  hand {ev.get('seat', '?')}: {' '.join(ev.get('cards') or [])}")
+                lines.append(f"  hand {ev.get('seat', '?')}: {words(ev.get('cards'))}")
             elif kind == "joker_discard":
                 lines.append(
                     f"  seat {ev.get('seat', '?')} discards {ev.get('card', '?')} face up "
@@ -122,7 +117,7 @@ class BackAlleyRenderer(Renderer):
             elif kind == "all_pass":
                 lines.append(f"  all pass: not counted ({ev.get('redeals', '?')} in a row)")
             elif kind == "contracts":
-                cs = ev.get("contracts") or []
+                cs = seq(ev.get("contracts"))
                 text = ", ".join(
                     f"team {i} {contract_text(c) if isinstance(c, dict) else '?'}"
                     for i, c in enumerate(cs)
@@ -137,11 +132,11 @@ class BackAlleyRenderer(Renderer):
                 won = _pair(ev.get("tricks_won"))
                 lines.append(
                     f"  trick {ev.get('n', '?')}: seat {ev.get('leader', '?')} leads "
-                    f"{' '.join(ev.get('cards') or [])} -> seat {ev.get('winner', '?')} wins "
+                    f"{words(ev.get('cards'))} -> seat {ev.get('winner', '?')} wins "
                     f"(tricks {won[0]}-{won[1]})"
                 )
             elif kind == "deal_score":
-                cs = ev.get("contracts") or [{}, {}]
+                cs = seq(ev.get("contracts"))
                 won = _pair(ev.get("tricks_won"))
                 ds = _pair(ev.get("deal_scores"))
                 tot = _pair(ev.get("scores"))
@@ -153,7 +148,7 @@ class BackAlleyRenderer(Renderer):
                     )
                 lines.append(f"  score: {'; '.join(parts)}; totals {tot[0]} / {tot[1]}")
             elif kind == "game_over":
-                winners = ev.get("winners") or []
+                winners = seq(ev.get("winners"))
                 who = ", ".join(f"team {w}" for w in winners) or "nobody"
                 sc = _pair(ev.get("scores"))
                 lines.append(

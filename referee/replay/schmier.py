@@ -8,10 +8,13 @@ part of a deal is present is shown.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ..base import Renderer
-from ..cards import SUIT_NAMES
+from referee.games.cards import SUIT_NAMES
+from referee.match.record import Entry
+
+from .base import Renderer, events, integer, mapping, seq, words
 
 POINT_NAMES = ("high", "low", "right", "left", "joker", "game")
 
@@ -20,12 +23,22 @@ def _team(t: Any) -> str:
     return "-" if t is None else f"T{t}"
 
 
-def _signed(n: int) -> str:
-    return f"{n:+d}"
+def _signed(n: Any) -> str:
+    return f"{n:+d}" if isinstance(n, int) else str(n)
 
 
-def _cards(cards: list[str] | None) -> str:
-    return " ".join(cards) if cards else "-"
+def _cards(cards: Any) -> str:
+    return words(cards) or "-"
+
+
+def _seat(s: Any) -> str:
+    return "?" if s is None else str(s)
+
+
+def _team_of(seat: Any) -> str:
+    """``"T1"`` for seat 4; ``"T?"`` for a seat that is no number."""
+    s = integer(seat)
+    return f"T{s % 3}" if s is not None else "T?"
 
 
 class _Deal:
@@ -49,14 +62,11 @@ class _Deal:
         self.end: dict[str, Any] | None = None
 
 
-def _deals(entries: list[dict[str, Any]]) -> tuple[list[_Deal], dict[str, Any] | None]:
+def _deals(entries: Sequence[Entry]) -> tuple[list[_Deal], dict[str, Any] | None]:
     deals: list[_Deal] = []
     end = None
     cur: _Deal | None = None
-    for entry in entries:
-        if not isinstance(entry, dict) or entry.get("record") != "event":
-            continue
-        ev = entry.get("event") or {}
+    for ev in events(entries):
         kind = ev.get("type")
         if kind == "deal":
             cur = _Deal(ev)
@@ -69,9 +79,11 @@ def _deals(entries: list[dict[str, Any]]) -> tuple[list[_Deal], dict[str, Any] |
             continue
         if cur is None:
             continue
-        seat = ev.get("seat")
+        seat = integer(ev.get("seat"))
+        if seat is None and kind in ("hand", "discard", "draw", "drawn"):
+            continue  # nowhere to show it
         if kind == "hand":
-            cur.hands[seat] = list(ev.get("cards", []))
+            cur.hands[seat] = list(seq(ev.get("cards")))
         elif kind == "bid":
             cur.bids.append((seat, str(ev.get("bid"))))
         elif kind == "redeal":
@@ -85,7 +97,7 @@ def _deals(entries: list[dict[str, Any]]) -> tuple[list[_Deal], dict[str, Any] |
         elif kind == "draw":
             cur.drew[seat] = ev.get("count", 0)
         elif kind == "drawn":
-            cur.drawn[seat] = list(ev.get("cards", []))
+            cur.drawn[seat] = list(seq(ev.get("cards")))
         elif kind == "play":
             cur.pending.append((seat, ev.get("card")))
         elif kind == "trick":
@@ -97,7 +109,7 @@ def _deals(entries: list[dict[str, Any]]) -> tuple[list[_Deal], dict[str, Any] |
 
 
 class SchmierRenderer(Renderer):
-    def score_table(self, entries: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    def score_table(self, entries: Sequence[Entry]) -> tuple[list[str], list[list[str]]]:
         header = ["deal", "dealer", "declarer", "bid", "trump", "made", *POINT_NAMES]
         header += ["T0", "T1", "T2", "total T0", "total T1", "total T2"]
         rows: list[list[str]] = []
@@ -106,7 +118,7 @@ class SchmierRenderer(Renderer):
             sc = d.score
             if sc is None:
                 continue
-            pts = sc.get("points", {})
+            pts = mapping(sc.get("points"))
             decl = sc.get("declarer")
             row = [
                 str(d.number),
@@ -116,15 +128,15 @@ class SchmierRenderer(Renderer):
                 str(sc.get("trump")),
                 "yes" if sc.get("made") else "set",
                 *[_team(pts.get(name)) for name in POINT_NAMES],
-                *[_signed(x) for x in sc.get("delta", [])],
-                *[str(x) for x in sc.get("scores", [])],
+                *[_signed(x) for x in seq(sc.get("delta"))[:3]],
+                *[str(x) for x in seq(sc.get("scores"))[:3]],
             ]
-            rows.append(row)
+            rows.append(row[:len(header)])
         return header, rows
 
     def render(
         self,
-        entries: list[dict[str, Any]],
+        entries: Sequence[Entry],
         *,
         seat: int | None = None,
         deal: int | None = None,
@@ -146,14 +158,14 @@ class SchmierRenderer(Renderer):
 
 def _render_deal(d: _Deal, viewer: int | None) -> list[str]:
     scores = d.scores_before
-    before = " / ".join(str(x) for x in scores) if scores else "?"
+    before = words(scores, " / ") or "?"
     out = [f"Deal {d.number} · dealer seat {d.dealer} · scores before {before}"]
     if d.hands:
         out.append("  hands:")
         for s in sorted(d.hands):
-            out.append(f"    seat {s} (T{s % 3}): {_cards(d.hands[s])}")
+            out.append(f"    seat {s} ({_team_of(s)}): {_cards(d.hands[s])}")
     if d.bids:
-        out.append("  bids: " + ", ".join(f"s{s} {b}" for s, b in d.bids))
+        out.append("  bids: " + ", ".join(f"s{_seat(s)} {b}" for s, b in d.bids))
     if d.redeal is not None:
         out.append(
             f"  all six passed: seat {d.dealer} deals again"
@@ -162,9 +174,10 @@ def _render_deal(d: _Deal, viewer: int | None) -> list[str]:
         return out
     if d.contract is not None:
         decl = d.contract.get("declarer")
-        out.append(f"  declarer seat {decl} (T{decl % 3}) bids {d.contract.get('bid')}")
+        out.append(f"  declarer seat {decl} ({_team_of(decl)}) bids {d.contract.get('bid')}")
     if d.trump is not None:
-        out.append(f"  trump: {d.trump} ({SUIT_NAMES.get(d.trump, '?')})")
+        name = SUIT_NAMES.get(d.trump, "?") if isinstance(d.trump, str) else "?"
+        out.append(f"  trump: {d.trump} ({name})")
     exchange_seats = sorted(set(d.drew) | set(d.discarded) | set(d.drawn))
     if exchange_seats:
         out.append("  discards and draws:")
@@ -173,19 +186,19 @@ def _render_deal(d: _Deal, viewer: int | None) -> list[str]:
     if d.tricks or d.pending:
         out.append("  tricks:")
         for tr in d.tricks:
-            lead = tr.get("leader", 0)
+            lead = integer(tr.get("leader", 0))
             plays = "  ".join(
-                f"s{(lead + i) % 6} {c}" for i, c in enumerate(tr.get("cards", []))
+                f"s{(lead + i) % 6 if lead is not None else '?'} {c}" for i, c in enumerate(seq(tr.get("cards")))
             )
             w = tr.get("winner")
-            out.append(f"    {tr.get('n', '?'):>2}. {plays}  -> s{w} (T{tr.get('team')})")
+            out.append(f"    {str(tr.get('n', '?')):>2}. {plays}  -> s{w} (T{tr.get('team')})")
         if d.pending:
-            plays = "  ".join(f"s{s} {c}" for s, c in d.pending)
+            plays = "  ".join(f"s{_seat(s)} {c}" for s, c in d.pending)
             out.append(f"    ..  {plays}  (unfinished)")
     sc = d.score
     if sc is not None:
-        pts = sc.get("points", {})
-        counts = sc.get("counts", [])
+        pts = mapping(sc.get("points"))
+        counts = seq(sc.get("counts"))
         out.append(
             "  points: "
             + " · ".join(f"{name} {_team(pts.get(name))}" for name in POINT_NAMES)
@@ -193,13 +206,13 @@ def _render_deal(d: _Deal, viewer: int | None) -> list[str]:
         )
         decl = sc.get("declarer")
         dteam = decl % 3 if isinstance(decl, int) else None
-        won = sc.get("won", [])
+        won = seq(sc.get("won"))
         verdict = "made it" if sc.get("made") else "set"
         won_d = won[dteam] if dteam is not None and dteam < len(won) else "?"
         out.append(
             f"  T{dteam} bid {sc.get('bid')} and won {won_d}: {verdict}"
-            f" · deal {' / '.join(_signed(x) for x in sc.get('delta', []))}"
-            f" · scores {' / '.join(str(x) for x in sc.get('scores', []))}"
+            f" · deal {' / '.join(_signed(x) for x in seq(sc.get('delta')))}"
+            f" · scores {words(sc.get('scores'), ' / ')}"
         )
     return out
 
@@ -237,13 +250,13 @@ def _exchange_line(d: _Deal, s: int) -> str:
 
 def _render_end(ev: dict[str, Any]) -> str:
     status = ev.get("status")
-    scores = " / ".join(str(x) for x in ev.get("scores", []))
+    scores = words(ev.get("scores"), " / ")
     reason = ev.get("reason", "")
     if status == "win":
-        winners = ", ".join(f"T{t}" for t in ev.get("winners", []))
+        winners = ", ".join(f"T{t}" for t in seq(ev.get("winners")))
         head = f"Game over: {winners} wins"
     elif status == "draw":
-        tied = (ev.get("detail") or {}).get("tied", [])
+        tied = seq(mapping(ev.get("detail")).get("tied"))
         head = "Game over: draw" + (f" between {', '.join(f'T{t}' for t in tied)}" if tied else "")
     else:
         head = f"Game over: {status}"

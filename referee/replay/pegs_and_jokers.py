@@ -16,21 +16,16 @@ hole.  ``start`` counts that colour's pegs in start; ``home`` shows H1 … H5.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
-from ..base import JSON, Renderer
-from .board import COME_OUT_OFFSET, IN_SPOT_OFFSET, SIDE
+from referee.games.pegs_and_jokers.board import COME_OUT_OFFSET, IN_SPOT_OFFSET, SIDE
+from referee.match.record import Entry
 
+from .base import Renderer, events, integer, seq, words
+
+MAX_PLAYERS = 64  # a record claiming more is not drawn (the rules allow 4, 6 or 8)
 _HEADER = ["player", "team", "pegs home", "hits", "turns", "result"]
-
-
-def _events(entries: list[dict[str, JSON]]) -> Iterator[dict[str, Any]]:
-    for entry in entries:
-        if isinstance(entry, dict) and entry.get("record") == "event":
-            event = entry.get("event")
-            if isinstance(event, dict):
-                yield event
 
 
 class _Board:
@@ -49,13 +44,13 @@ class _Board:
 
     def apply_move(self, event: dict[str, Any]) -> None:
         colour = event.get("colour")
-        for part in event.get("parts") or []:
+        for part in seq(event.get("parts")):
             if not isinstance(part, dict):
                 continue
             peg = part.get("peg")
             if isinstance(peg, list) and len(peg) == 2:
                 self.relocate(colour, peg[0], peg[1])
-            for hit in part.get("hits") or []:
+            for hit in seq(part.get("hits")):
                 if isinstance(hit, list) and len(hit) == 3:
                     self.relocate(hit[0], hit[1], hit[2])
 
@@ -92,10 +87,11 @@ class _Board:
         return lines
 
 
-def _players(entries: list[dict[str, JSON]]) -> int | None:
-    for ev in _events(entries):
-        if ev.get("type") == "deal" and isinstance(ev.get("players"), int):
-            return ev["players"]
+def _players(entries: Sequence[Entry]) -> int | None:
+    for ev in events(entries):
+        players = integer(ev.get("players"))
+        if ev.get("type") == "deal" and players is not None and 1 <= players <= MAX_PLAYERS:
+            return players
     return None
 
 
@@ -105,7 +101,7 @@ def _step_text(colour: Any, src: Any, dst: Any) -> str:
 
 class PegsAndJokersRenderer(Renderer):
     def score_table(
-        self, entries: list[dict[str, JSON]]
+        self, entries: Sequence[Entry]
     ) -> tuple[list[str], list[list[str]]]:
         players = _players(entries)
         if players is None:
@@ -114,7 +110,7 @@ class PegsAndJokersRenderer(Renderer):
         hits = [0] * players
         turns = [0] * players
         end: dict[str, Any] | None = None
-        for ev in _events(entries):
+        for ev in events(entries):
             kind = ev.get("type")
             seat = ev.get("seat")
             if kind in ("move", "discard") and isinstance(seat, int) and 0 <= seat < players:
@@ -124,7 +120,7 @@ class PegsAndJokersRenderer(Renderer):
                     hits[seat] += ev.get("hits", 0) if isinstance(ev.get("hits"), int) else 0
             elif kind == "game_over":
                 end = ev
-        winners = end.get("winners", []) if end else []
+        winners = seq(end.get("winners")) if end else []
         rows = []
         for seat in range(players):
             rows.append([f"seat {seat}", str(seat % 2), str(board.home_count(seat)),
@@ -154,7 +150,7 @@ class PegsAndJokersRenderer(Renderer):
 
     def render(
         self,
-        entries: list[dict[str, JSON]],
+        entries: Sequence[Entry],
         *,
         seat: int | None = None,
         deal: int | None = None,
@@ -166,7 +162,7 @@ class PegsAndJokersRenderer(Renderer):
             return ["(no deal in this record)"]
         board = _Board(players)
         lines: list[str] = []
-        for ev in _events(entries):
+        for ev in events(entries):
             kind = ev.get("type")
             if kind == "deal":
                 lines.append(
@@ -176,7 +172,7 @@ class PegsAndJokersRenderer(Renderer):
                 )
                 lines.extend(board.drawing())
             elif kind == "hand":
-                cards = " ".join(map(str, ev.get("cards") or []))
+                cards = words(ev.get("cards"))
                 lines.append(f"  hand of seat {ev.get('seat', '?')}: {cards}")
             elif kind == "turn":
                 lines.append(
@@ -185,7 +181,7 @@ class PegsAndJokersRenderer(Renderer):
                     f"draws {ev.get('drew', '?')}, {ev.get('draw_pile', '?')} left in the draw pile"
                 )
             elif kind == "draw":
-                lines.append(f"  seat {ev.get('seat', '?')} drew {' '.join(map(str, ev.get('cards') or []))}")
+                lines.append(f"  seat {ev.get('seat', '?')} drew {words(ev.get('cards'))}")
             elif kind == "reshuffle":
                 lines.append(f"  discard pile reshuffled into a new draw pile of {ev.get('draw_pile', '?')}")
             elif kind == "discard":
@@ -194,13 +190,13 @@ class PegsAndJokersRenderer(Renderer):
                 colour = ev.get("colour", "?")
                 steps = []
                 hit_texts = []
-                for part in ev.get("parts") or []:
+                for part in seq(ev.get("parts")):
                     if not isinstance(part, dict):
                         continue
                     peg = part.get("peg")
                     if isinstance(peg, list) and len(peg) == 2:
                         steps.append(_step_text(colour, peg[0], peg[1]))
-                    for hit in part.get("hits") or []:
+                    for hit in seq(part.get("hits")):
                         if isinstance(hit, list) and len(hit) == 3:
                             where = "start" if hit[2] == "S" else f"its in-spot {hit[2]}"
                             hit_texts.append(f"colour {hit[0]} peg on {hit[1]} to {where}")
@@ -211,17 +207,16 @@ class PegsAndJokersRenderer(Renderer):
                 board.apply_move(ev)
                 lines.extend(board.drawing())
             elif kind == "game_over":
-                scores = ev.get("scores") or []
-                score_text = "-".join(map(str, scores))
+                score_text = words(ev.get("scores"), "-")
                 if ev.get("status") == "win":
-                    head = f"team {','.join(map(str, ev.get('winners') or []))} wins"
+                    head = f"team {words(ev.get('winners'), ',')} wins"
                 else:
                     head = str(ev.get("status", "?"))
                 lines.append(
                     f"game over after {ev.get('turns', '?')} turns: {head} ({ev.get('reason', '')}); "
                     f"pegs home per team {score_text}"
                 )
-        if not any(isinstance(e, dict) and e.get("type") == "game_over" for e in _events(entries)):
+        if not any(e.get("type") == "game_over" for e in events(entries)):
             lines.append("(record ends before the game did)")
         return lines
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 
-from referee.games import RENDERERS
-from referee.games.schmier import RENDERER, SPEC
+
+from referee.games.schmier import SPEC
+from referee.match.record import EventLine
+from referee.replay import RENDERERS
+from referee.replay.schmier import RENDERER
 
 from .playouts import event_entry, recorded_playout
 
@@ -19,9 +22,9 @@ def seat_view(entries, seat):
     """What the match runner hands the renderer when replaying for ``seat``."""
     out = []
     for e in entries:
-        if e["record"] == "event" and (e["to"] is None or seat in e["to"]):
+        if e.record == "event" and (e.to is None or seat in e.to):
             out.append(e)
-        elif e["record"] == "decision" and e["seat"] == seat:
+        elif e.record == "decision" and e.seat == seat:
             out.append(e)
     return out
 
@@ -36,7 +39,7 @@ def test_renderer_is_registered():
 def test_score_table_has_one_row_per_played_deal_ending_at_the_final_scores():
     entries, state = record(5, {"max_deals": 6})
     header, rows = RENDERER.score_table(entries)
-    scores = [e["event"] for e in entries if e["record"] == "event" and e["event"]["type"] == "deal_score"]
+    scores = [e.event for e in entries if e.record == "event" and e.event["type"] == "deal_score"]
     assert len(rows) == len(scores) == state.played
     assert all(len(r) == len(header) for r in rows)
     assert all(isinstance(c, str) for r in rows for c in r)
@@ -114,6 +117,6 @@ def test_render_a_draw_and_an_abort():
     assert "all six passed" in text and "Game over: aborted (max_redeals)" in text
     draw = {"type": "game_end", "status": "draw", "winners": [], "scores": [22, 22, 3],
             "reason": "target_reached", "detail": {"tied": [0, 1]}}
-    assert RENDERER.render([{"record": "event", "event": draw, "to": None}]) == [
+    assert RENDERER.render([EventLine(event=draw, to=None)]) == [
         "Game over: draw between T0, T1 (target_reached) · final scores 22 / 22 / 3"
     ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from referee.games import RENDERERS
-from referee.games.pegs_and_jokers import RENDERER, SPEC
+from referee.games.pegs_and_jokers import SPEC
+from referee.match.record import EventLine, FaultLine
+from referee.replay import RENDERERS
+from referee.replay.pegs_and_jokers import RENDERER
 
 from .playouts import recorded_playout
 
@@ -17,9 +19,9 @@ def seat_view(entries, seat):
     """What the caller passes for one seat: visible events, own decisions only."""
     out = []
     for entry in entries:
-        if entry["record"] == "event" and entry["to"] is not None and seat not in entry["to"]:
+        if entry.record == "event" and entry.to is not None and seat not in entry.to:
             continue
-        if entry["record"] == "decision" and entry["seat"] != seat:
+        if entry.record == "decision" and entry.seat != seat:
             continue
         out.append(entry)
     return out
@@ -60,7 +62,7 @@ def test_render_shows_every_turn_with_card_move_hits_and_the_board():
     lines = RENDERER.render(entries)
     assert lines[0].startswith("Pegs and Jokers: 4 players, 72 track holes, 162 cards")
     assert sum(1 for line in lines if line.startswith("turn ")) == state.turn
-    moves = [e["event"] for e in entries if e["record"] == "event" and e["event"]["type"] == "move"]
+    moves = [e.event for e in entries if e.record == "event" and e.event["type"] == "move"]
     first = moves[0]
     assert any(f"seat {first['seat']} plays {first['card']}: {first['action'].split(' ', 1)[1]}" in line
                for line in lines)
@@ -92,7 +94,8 @@ def test_render_copes_with_truncation_odd_entries_and_a_deal_filter():
     assert RENDERER.render(entries, deal=2) == []
     assert RENDERER.render(entries, deal=1) == RENDERER.render(entries)
     assert RENDERER.render([]) == ["(no deal in this record)"]
-    junk = cut[:3] + [{"record": "event", "event": {"type": "move", "parts": [None, {"peg": 3}]}},
-                      {"record": "fault"}, "garbage", {"record": "event", "event": {"type": "game_over"}}]
+    # Typed lines cannot be of an unknown kind: odd payloads and other kinds of line can.
+    junk = cut[:3] + [EventLine(event={"type": "move", "parts": [None, {"peg": 3}]}, to=None),
+                      FaultLine(seat=0, reason="timeout"), EventLine(event={"type": "game_over"}, to=None)]
     RENDERER.render(junk)
     RENDERER.score_table(junk)

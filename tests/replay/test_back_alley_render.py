@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from referee.games.back_alley import RENDERER, SPEC, BackAlleyState
+from referee.games.back_alley import SPEC, BackAlleyState
+from referee.match.record import DecisionLine, EventLine
+from referee.replay.back_alley import RENDERER
 
-from .playouts import recorded_playout
+from .playouts import event_entry, recorded_playout
 
 
 def record(seed, choice_seed=1, options=None):
@@ -18,8 +20,8 @@ def record(seed, choice_seed=1, options=None):
 def seat_view(entries, seat):
     return [
         e for e in entries
-        if (e["record"] == "event" and (e["to"] is None or seat in e["to"]))
-        or (e["record"] == "decision" and e["seat"] == seat)
+        if (e.record == "event" and (e.to is None or seat in e.to))
+        or (e.record == "decision" and e.seat == seat)
     ]
 
 
@@ -44,9 +46,9 @@ def test_score_table_writes_board_contracts_with_their_level():
     state, events = BackAlleyState.from_deal(
         dealer=3, hands=[["AS", "AH"], ["3S", "3H"], ["4S", "4H"], ["5S", "5H"]],
         stock=["BJ", "LJ"], deal=12)
-    entries = [{"record": "event", "event": e.data, "to": None} for e in events]
+    entries = [EventLine(event=e.data, to=None) for e in events]
     for a in "board board pass pass 3S 4S 5S AS AH 3H 4H 5H".split():
-        entries += [{"record": "event", "event": e.data, "to": None} for e in state.apply(a)]
+        entries += [EventLine(event=e.data, to=None) for e in state.apply(a)]
     header, rows = RENDERER.score_table(entries)
     assert rows[0] == ["12", "2", "3", "NT", "board", "2", "20", "board×2", "0", "-40", "20", "-40"]
 
@@ -88,17 +90,18 @@ def test_render_copes_with_a_truncated_record(game):
         RENDERER.score_table(entries[:cut])
     # Cut right after the second card of some trick: the partial trick is shown.
     cut = next(i for i, e in enumerate(entries)
-               if e["record"] == "event" and e["event"]["type"] == "play"
-               and entries[i - 2]["event"]["type"] == "play"
-               and entries[i - 4]["event"]["type"] != "play")
+               if e.record == "event" and e.event["type"] == "play"
+               and entries[i - 2].event["type"] == "play"
+               and entries[i - 4].event["type"] != "play")
     lines = RENDERER.render(entries[:cut + 1])
     assert lines[-1].strip().startswith("unfinished trick:")
     assert len(lines[-1].split()) == 7  # "unfinished trick: seat N leads C1 C2"
 
 
 def test_render_copes_with_odd_entries():
-    junk = [{"record": "header"}, {"record": "event", "event": {"type": "trick"}},
-            {"record": "event", "event": {"type": "deal_score"}}, {"record": "event"}, "x"]
+    # Typed lines cannot be of an unknown kind or lack their event: odd payloads can.
+    junk = [EventLine(event={"type": "trick"}, to=None), EventLine(event={"type": "deal_score"}, to=None),
+            DecisionLine(n=1, seat=0, decision="bid", legal=["1"], action="1", ms=0.0)]
     assert RENDERER.render(junk)
     header, rows = RENDERER.score_table(junk)
     assert len(rows) == 1 and len(rows[0]) == len(header)
@@ -107,7 +110,7 @@ def test_render_copes_with_odd_entries():
 def test_render_shows_the_joker_discard_and_the_private_draw():
     state, events = BackAlleyState.from_deal(
         dealer=3, hands=[["AS"], ["KH"], ["LJ"], ["QD"]], stock=["BJ", "4C"], deal=13)
-    entries = [{"record": "event", "event": e.data, "to": list(e.to) if e.to else None} for e in events]
+    entries = [event_entry(e) for e in events]
     text = "\n".join(RENDERER.render(entries))
     assert "seat 2 discards LJ" in text and "seat 2 draws 4C" in text
     text = "\n".join(RENDERER.render(seat_view(entries, 1), seat=1))

@@ -1,0 +1,62 @@
+"""The renderer contract: pure text from typed record entries.
+
+A renderer turns the entries of a match record (``referee.match.record``:
+``EventLine``, ``DecisionLine``, ``FaultLine``, ``ReadyLine``) into the
+score table printed by ``referee play`` and ``referee replay`` and into the
+replay's lines.  Renderers read the events only, so they also draw a record
+filtered for one seat (``entries_for_seat``: the events that seat may see and
+its own decisions) and a truncated one (a killed game).  An event's payload is
+the engine's JSON: a record from elsewhere may hold odd payloads, and a
+renderer shows ``?`` for what it cannot read, never raises.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from referee.match.record import Entry, EventLine
+
+
+def seq(value: Any) -> list[Any]:
+    """``value`` if it is a list (as an event's list fields are), else empty."""
+    return value if isinstance(value, list) else []
+
+
+def words(value: Any, sep: str = " ") -> str:
+    """The items of a list field as text (``"AS KH"``); empty for anything else."""
+    return sep.join(str(x) for x in seq(value))
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` if it is an object (a dict), else empty."""
+    return value if isinstance(value, dict) else {}
+
+
+def integer(value: Any) -> int | None:
+    """``value`` if it is an integer (not a bool), else ``None``."""
+    return value if type(value) is int else None
+
+
+def events(entries: Sequence[Entry]) -> Iterator[dict[str, Any]]:
+    """The event payloads among ``entries``, in order."""
+    for entry in entries:
+        if isinstance(entry, EventLine):
+            yield entry.event
+
+
+class Renderer(abc.ABC):
+    @abc.abstractmethod
+    def score_table(self, entries: Sequence[Entry]) -> tuple[list[str], list[list[str]]]:
+        """Header and rows of the deal-by-deal (or game summary) score table."""
+
+    @abc.abstractmethod
+    def render(
+        self,
+        entries: Sequence[Entry],
+        *,
+        seat: int | None = None,
+        deal: int | None = None,
+    ) -> list[str]:
+        """Readable lines for a replay: deal by deal, trick by trick (or turn by turn)."""

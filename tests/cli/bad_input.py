@@ -1,0 +1,45 @@
+"""Helpers for the bad-input property tests: run the CLI in-process, and check the answer."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import signal
+from collections.abc import Iterator
+
+from referee.cli.main import run
+
+HANG_S = 30  # one example (every mode it runs) taking longer than this is a hang
+
+
+@contextlib.contextmanager
+def no_hang(seconds: int = HANG_S) -> Iterator[None]:
+    """Fail (``TimeoutError``) instead of hanging when the body takes longer than ``seconds``."""
+
+    def fire(signum, frame):
+        raise TimeoutError(f"hung for more than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def referee_in_process(*args) -> tuple[int, str, str]:
+    """``referee ARGS`` in this process: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def assert_clear_answer(code: int, stderr: str, allowed: set[int], context: object = "") -> None:
+    """An allowed exit status, no traceback, never an internal error; a refusal is one line."""
+    assert "Traceback" not in stderr and "internal error" not in stderr, (context, stderr)
+    assert code in allowed, (context, code, stderr)
+    if code == 2:
+        lines = [line for line in stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("referee: error: "), (context, stderr)

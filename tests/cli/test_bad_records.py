@@ -1,0 +1,198 @@
+"""Mutated match records of all three games: every replay mode answers clearly.
+
+Real records (played by the random sample bot through the match runner, one
+ending in a forfeit) are damaged the ways files get damaged: fields deleted,
+values of the wrong type, truncation, bit flips, lines swapped, dropped or
+doubled.  Every mode of ``referee replay`` (plain, ``--deal``, ``--seat``,
+``--verify``, ``--summary``) must then exit 0 (shown, perhaps as corrupt), 1
+(``--verify`` found a divergence) or 2 (not a record: one line), with no
+traceback, never 70, and never hang.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import trio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.match.runner import run_match
+from referee.match.types import BotSpec, Limits
+
+from .bad_input import assert_clear_answer, no_hang, referee_in_process
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
+CRASHER = ROOT / "sample_bots" / "misbehaving" / "crash_mid_game.py"
+
+GAMES = [
+    ("back-alley", {}, 4, None),
+    ("schmier", {"max_deals": 2}, 6, None),
+    ("pegs-and-jokers", {"players": 4, "max_turns": 100}, 4, None),
+    ("back-alley", {}, 4, CRASHER),  # ends in a fault line and a forfeit
+]
+MODES = [[], ["--deal", "2"], ["--seat", "1"], ["--verify"], ["--summary"]]
+
+
+class Records(list):
+    """The lines of each real record (a short repr keeps failure reports readable)."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} records of {sum(map(len, self))} lines>"
+
+
+@dataclass
+class Damage:
+    which: int
+    steps: list[str]
+    raw: bytes = field(repr=False)
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory) -> Records:
+    folder = tmp_path_factory.mktemp("records")
+    out = Records()
+    for i, (game, options, seats, odd_bot) in enumerate(GAMES):
+        bots = [BotSpec("random", (sys.executable, str(RANDOM_BOT), str(s))) for s in range(seats)]
+        if odd_bot is not None:
+            bots[1] = BotSpec("crasher", (sys.executable, str(odd_bot)))
+        path = folder / f"{i}.jsonl"
+        result = trio.run(lambda: run_match(game, options, bots, seed=7 + i, record_path=path,
+                                            limits=Limits(decision_s=10, handshake_s=20)))
+        assert (result.fault is not None) == (odd_bot is not None)
+        out.append(path.read_bytes().splitlines(keepends=True))
+    return out
+
+
+ODD_VALUES = st.sampled_from([
+    None, True, 0, -1, 1.5, 2**70, -(2**70), "", "x", "header", [], [None], [1, "a"], {}, {"a": 1},
+    float("inf"), float("nan"),
+])
+
+
+def _paths(value, prefix=()):
+    """Every (path of keys/indices) inside a JSON value, the value itself first."""
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value[:6]):
+            yield from _paths(v, prefix + (i,))
+
+
+def _set(value, path, new):
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: _set(value[head], rest, new)}
+    copy = list(value)
+    copy[head] = _set(copy[head], rest, new)
+    return copy
+
+
+def _delete(value, path):
+    head, rest = path[0], path[1:]
+    if rest:
+        return _set(value, (head,), _delete(value[head], rest))
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if k != head}
+    return [v for i, v in enumerate(value) if i != head]
+
+
+@st.composite
+def mutation(draw, lines: list[bytes], steps: list[str]) -> list[bytes]:
+    kind = draw(st.sampled_from(["retype", "delete", "truncate", "bitflip", "swap", "drop", "double"]))
+    lines = list(lines)
+    # Early lines (header, first deal) and the last ones (fault, result) matter most.
+    n = len(lines)
+    i = draw(st.one_of(st.integers(0, min(n - 1, 8)), st.integers(max(0, n - 4), n - 1),
+                       st.integers(0, n - 1)))
+    try:
+        value = json.loads(lines[i])
+    except ValueError:  # damaged by an earlier step already
+        value = None
+    if kind in ("retype", "delete") and isinstance(value, (dict, list)):
+        paths = list(_paths(value))
+        if kind == "delete":
+            paths = [p for p in paths if p] or [()]
+        path = draw(st.sampled_from(paths))
+        if kind == "retype" or not path:
+            odd = draw(ODD_VALUES)
+            new = _set(value, path, odd)
+            steps.append(f"line {i + 1}: {list(path)} = {odd!r}")
+        else:
+            new = _delete(value, path)
+            steps.append(f"line {i + 1}: del {list(path)}")
+        lines[i] = json.dumps(new).encode() + b"\n"
+    elif kind == "truncate":
+        raw = b"".join(lines)
+        cut = draw(st.integers(0, len(raw)))
+        steps.append(f"cut at byte {cut} of {len(raw)}")
+        return raw[:cut].splitlines(keepends=True)
+    elif kind == "bitflip" or kind in ("retype", "delete"):
+        line = bytearray(lines[i])
+        pos = draw(st.integers(0, len(line) - 1))
+        bit = draw(st.integers(0, 7))
+        line[pos] ^= 1 << bit
+        lines[i] = bytes(line)
+        steps.append(f"line {i + 1}: flip bit {bit} of byte {pos}")
+    elif kind == "swap":
+        j = draw(st.integers(0, n - 1))
+        lines[i], lines[j] = lines[j], lines[i]
+        steps.append(f"swap lines {i + 1} and {j + 1}")
+    elif kind == "drop":
+        del lines[i]
+        steps.append(f"drop line {i + 1}")
+    else:
+        lines.insert(i, lines[i])
+        steps.append(f"double line {i + 1}")
+    return lines
+
+
+@st.composite
+def damaged_record(draw, records: Records) -> Damage:
+    which = draw(st.integers(0, len(records) - 1))
+    lines = records[which]
+    steps: list[str] = []
+    for _ in range(draw(st.integers(1, 3))):
+        if not lines:
+            break
+        lines = draw(mutation(lines, steps))
+    return Damage(which, steps, b"".join(lines))
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    return tmp_path
+
+
+def test_the_undamaged_records_replay_and_verify(records, tmp_path):
+    for i, lines in enumerate(records):
+        path = tmp_path / f"{i}.jsonl"
+        path.write_bytes(b"".join(lines))
+        for mode in MODES:
+            code, out, err = referee_in_process("replay", path, *mode)
+            assert code == 0 and err == "", (i, mode, err)
+        assert referee_in_process("replay", path, "--verify")[1].startswith("OK: verified")
+
+
+@settings(max_examples=60, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.data_too_large])
+@given(data=st.data())
+def test_damaged_records_get_a_clear_answer_in_every_replay_mode(records, workdir, data):
+    damage = data.draw(damaged_record(records))
+    path = workdir / "damaged.jsonl"
+    path.write_bytes(damage.raw)
+    with no_hang():
+        for mode in MODES:
+            code, out, err = referee_in_process("replay", path, *mode)
+            allowed = {0, 1, 2} if mode == ["--verify"] else {0, 2}
+            assert_clear_answer(code, err, allowed, (GAMES[damage.which][0], mode, damage.steps))
