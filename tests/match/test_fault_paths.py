@@ -60,7 +60,7 @@ async def test_a_bot_that_stops_reading_its_stdin_is_named_not_reading(monkeypat
             bot = BotProcess(0, misbehaving("stops_reading"), FAST, None)
             await bot.start(nursery)
             await bot.send(b'{"type":"hello"}\n', 1.0)
-            assert b'"ready"' in await bot.receive_line()
+            assert b'"ready"' in await bot.receive_some()
             with pytest.raises(BotFault) as caught:
                 await bot.send(b"x" * 65536 + b"\n", 0.3)  # more than its (shrunken) pipe holds
             assert caught.value.reason is FaultReason.NOT_READING
