@@ -226,7 +226,7 @@ class Conversation:
                 return self._faulted(event)  # type: ignore[arg-type]
             return self._end() if self._eof else NEED_DATA
         if state is IDLE or state is START:
-            if lines or self._framer.pending:
+            if lines or self._framer._buf:  # (_buf: .pending, cheaper)
                 return self._faulted(Fault("unexpected_message", UNEXPECTED))
             return EndOfInput() if self._eof else NEED_DATA
         if state is AWAIT_READY:

@@ -8,6 +8,7 @@ import os
 import sys
 
 import pytest
+import structlog.testing
 import trio
 
 from referee.match.bot import BotFault, BotProcess
@@ -100,11 +101,15 @@ async def test_a_child_in_the_group_and_a_setsid_grandchild_are_both_killed(tmp_
 
 
 async def test_a_fork_bomb_between_its_turns_ends_the_game_at_once(tmp_path, monkeypatch):
-    with marked_processes(monkeypatch) as token:
+    with marked_processes(monkeypatch) as token, structlog.testing.capture_logs() as logs:
         result = await play_with(misbehaving("fork_bomb", "--now"), 2, tmp_path, FAST)
         assert_no_survivors(token)
     assert_forfeit(result, 2, FaultReason.PROCESS_LIMIT, tmp_path)
     assert "(cap 32)" in result.fault.message
+    # The bot's log line says which game and seat it is about.
+    (line,) = [e for e in logs if e["event"] == "bot_limit"]
+    assert line["game"] == "back-alley" and line["seed"] == 9 and line["seat"] == 2 and line["bot"] == "fork_bomb"
+    assert line["reason"] == "process_limit"
 
 
 async def test_memory_spread_over_children_counts_against_the_bots_cap(tmp_path, monkeypatch):
