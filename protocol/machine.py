@@ -12,6 +12,7 @@ state          the bot may write                   leaves on
 START          nothing                             ``send_hello`` → AWAIT_READY
 AWAIT_READY    one ``ready`` line                  ``Ready`` → IDLE
 IDLE           nothing at all, not even a byte     ``send_request`` → AWAIT_ACTION
+                                                   (if it wrote nothing)
 AWAIT_ACTION   one ``action`` line for the request  ``Action`` → IDLE
 DONE           anything (it is no longer read)     —
 FAULTED        — (the first fault is repeated)     —
@@ -181,11 +182,16 @@ class Conversation:
         return encode_hello(hello)
 
     def send_request(self, id: int, seat: int, decision: str, state: dict[str, Any], legal: list[str],
-                     time_ms: int) -> bytes:
-        """A request: allowed only when the bot is IDLE and ``next_event()`` said NEED_DATA there
-        (nothing arrived since its last message)."""
-        if self.state is not IDLE or self._lines or self._eof or self._framer._buf:  # (_buf: .pending, cheaper)
-            raise LocalProtocolError(f"request in state {self.state.name} with unread output")
+                     time_ms: int) -> bytes | Fault | EndOfInput:
+        """The request's line, if it may go out: the bot is IDLE and wrote nothing
+        since its last message.  If it did write (or its output ended), nothing
+        is sent and this returns what happened instead, as ``next_event()`` would:
+        the Fault, or EndOfInput.  The check is part of the transition, so the
+        per-decision path asks nothing else."""
+        if self.state is not IDLE:
+            raise LocalProtocolError(f"request in state {self.state.name}")
+        if self._lines or self._framer._buf or self._eof:  # (_buf: .pending, cheaper)
+            return self.next_event()  # type: ignore[return-value]
         self.state = AWAIT_ACTION
         self._rid = id
         self._legal = legal

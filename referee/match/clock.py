@@ -10,15 +10,13 @@ from __future__ import annotations
 
 
 class TimeBank:
-    __slots__ = ("decision_s", "left")
+    __slots__ = ("decision_s", "left", "allowed")
 
     def __init__(self, decision_s: float, bank_s: float, seats: int) -> None:
         self.decision_s = decision_s
         self.left = [bank_s] * seats  # what is left of each seat's bank
-
-    def allowed(self, seat: int) -> float:
-        """The time the seat has for its next decision, bank included."""
-        return self.decision_s + self.left[seat]
+        # The time each seat has for its next decision, bank included (read per decision, so kept, not computed).
+        self.allowed = [decision_s + bank_s] * seats
 
     def charge(self, seat: int, took: float) -> bool:
         """Account a reply that took ``took`` seconds: True if it was in time (an
@@ -29,5 +27,6 @@ class TimeBank:
         left = self.left[seat]
         if over > left:
             return False
-        self.left[seat] = left - over
+        self.left[seat] = left = left - over
+        self.allowed[seat] = self.decision_s + left
         return True

@@ -349,7 +349,7 @@ class _Match:
             payload = self._take_outbox(s, lines)
             if payload:
                 try:
-                    await procs[s].send(payload, self.times.allowed(s))
+                    await procs[s].send(payload, self.times.allowed[s])
                 except BotFault as exc:
                     raise _SeatFault(s, exc) from None
 
@@ -384,18 +384,18 @@ class _Match:
                     decision = state.decision()
                     self.decisions += 1
                     rid = self.decisions
-                    allowed = times.allowed(seat)
+                    allowed = times.allowed[seat]
                     observation = state.observe(seat)
                     for other in procs:  # the watchdog may have killed any bot, acting or not
                         if other.limit_fault is not None:
                             raise _SeatFault(other.seat, other.limit_fault)
-                    # Output since its last reply, and its end, are the acting bot's conversation's to judge.
+                    # Output since its last reply (or its end) stops the request: the conversation says.
                     if (early := p.receive_some_nowait()) is not None:
                         conv.receive_data(early)
-                    if (event := conv.next_event()) is not NEED_DATA:
-                        clock.deadline = math.inf
-                        raise _SeatFault(seat, await self._fault_from(p, event))
                     request = conv.send_request(rid, seat, decision, observation, legal, int(allowed * 1000))
+                    if type(request) is not bytes:
+                        clock.deadline = math.inf
+                        raise _SeatFault(seat, await self._fault_from(p, request))
                     payload = self._take_outbox(seat, outbox[seat]) + request
                     if any(outbox):  # events for seats that asked for them
                         clock.deadline = math.inf  # their sends have limits of their own

@@ -191,7 +191,7 @@ def test_a_whole_game_of_requests_and_actions():
     for rid in range(1, 30):
         legal = [f"c{rid}", "pass"]
         line = conv.send_request(rid, 0, "play", {"n": rid}, legal, 100)
-        assert json.loads(line)["id"] == rid and conv.state is S.AWAIT_ACTION
+        assert isinstance(line, bytes) and json.loads(line)["id"] == rid and conv.state is S.AWAIT_ACTION
         assert conv.next_event() is NEED_DATA
         conv.receive_data(b'{"type":"action","id":%d,"action":"c%d"}\n' % (rid, rid))
         assert conv.next_event() == Action(rid, f"c{rid}")
@@ -228,12 +228,23 @@ def test_the_referee_may_send_each_message_only_in_its_states(state, send):
         assert conv.state is state
 
 
-@pytest.mark.parametrize("unread", [b"{", b"{}\n", b""], ids=["partial", "line", "end"])  # b"": the end
-def test_a_request_cannot_go_out_while_output_since_the_last_reply_is_unjudged(unread):
+@pytest.mark.parametrize("unread,instead,state", [
+    (b"{", UNEXPECTED, S.FAULTED),
+    (b"{}\n", UNEXPECTED, S.FAULTED),
+    (b"", EndOfInput(), S.IDLE),  # b"": the end of its output
+], ids=["partial", "line", "end"])
+def test_a_request_does_not_go_out_after_output_since_the_last_reply_but_says_what_came(unread, instead, state):
     conv = conversation(S.IDLE)
     conv.receive_data(unread)
-    with pytest.raises(LocalProtocolError):
-        SENDS["request"](conv)
+    assert SENDS["request"](conv) == instead
+    assert conv.state is state
+
+
+def test_a_request_after_the_actions_leftover_lines_says_they_were_unexpected():
+    conv = conversation(S.AWAIT_ACTION)
+    conv.receive_data(GOOD + b'{"type":"log"}\n')
+    assert conv.next_event() == Action(RID, "AS")
+    assert SENDS["request"](conv) == UNEXPECTED
 
 
 def test_the_sends_encode_with_the_codec():
