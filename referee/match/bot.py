@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import collections
 import errno
-from typing import Any
 import os
 import select
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import structlog
 import trio
