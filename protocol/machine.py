@@ -6,19 +6,16 @@ feeds it what the bot wrote (``receive_data``; ``b""`` is the end of the
 input), then asks ``next_event()`` what happened.  Which message may come
 when is decided here and nowhere else:
 
-=============  ==================================  ==========================
-state          the bot may write                   leaves on
-=============  ==================================  ==========================
-START          nothing                             ``send_hello`` → AWAIT_READY
-AWAIT_READY    one ``ready`` line                  ``Ready`` → IDLE
-IDLE           nothing at all, not even a byte     ``send_request`` → AWAIT_ACTION
-                                                   (if it wrote nothing)
-AWAIT_ACTION   one ``action`` line for the request  ``Action`` → IDLE
-DONE           anything (it is no longer read)     —
-FAULTED        — (the first fault is repeated)     —
-=============  ==================================  ==========================
+    state         the bot may write                    leaves on
+    START         nothing                              send_hello → AWAIT_READY
+    AWAIT_READY   one `ready` line                     Ready → IDLE
+    IDLE          nothing at all, not even a byte      send_request → AWAIT_ACTION
+                                                       (only if it wrote nothing)
+    AWAIT_ACTION  one `action` line for that request   Action → IDLE
+    DONE          anything (it is no longer read)      —
+    FAULTED       — (the first fault is repeated)      —
 
-``send_game_over`` leads from any state to DONE.  ``next_event()`` returns
+``send_game_over`` leads from any state after hello to DONE.  ``next_event()`` returns
 one of
 
 * ``NEED_DATA``: nothing complete yet; feed more bytes;
