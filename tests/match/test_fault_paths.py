@@ -4,10 +4,14 @@ and caps that catch a bot between its turns or spread over its children."""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+import structlog
 import structlog.testing
 import trio
 
@@ -18,6 +22,18 @@ from referee.match.types import BotSpec, FaultReason, Limits
 from referee.match.verify import verify_record
 
 from .hostile import FAST, MISBEHAVING, assert_no_survivors, marked_processes, pids_in, random_bot
+
+
+@contextmanager
+def every_log_line() -> Iterator[list[dict]]:
+    """The log entries made inside, at every level, whatever level an earlier test configured."""
+    old = structlog.get_config()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    try:
+        with structlog.testing.capture_logs() as logs:
+            yield logs
+    finally:
+        structlog.configure(**old)
 
 
 def misbehaving(name: str, *args: str) -> BotSpec:
@@ -101,7 +117,7 @@ async def test_a_child_in_the_group_and_a_setsid_grandchild_are_both_killed(tmp_
 
 
 async def test_a_fork_bomb_between_its_turns_ends_the_game_at_once(tmp_path, monkeypatch):
-    with marked_processes(monkeypatch) as token, structlog.testing.capture_logs() as logs:
+    with marked_processes(monkeypatch) as token, every_log_line() as logs:
         result = await play_with(misbehaving("fork_bomb", "--now"), 2, tmp_path, FAST)
         assert_no_survivors(token)
     assert_forfeit(result, 2, FaultReason.PROCESS_LIMIT, tmp_path)
