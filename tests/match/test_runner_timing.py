@@ -328,3 +328,26 @@ async def test_a_cap_named_by_the_channel_wins_over_the_partial_line_it_left(aut
 
     result, _ = await play({0: hog}, LIMITS, record_path=tmp_path / "r.jsonl")
     assert_forfeit(result, 0, R.MEMORY_LIMIT, "cap 1024 MB")
+
+
+# -- events ------------------------------------------------------------------------------------------
+
+
+async def test_a_bot_that_asks_for_events_gets_them_before_its_request_and_one_that_does_not_gets_none(
+    autojump_clock, tmp_path
+):
+    result, bots = await play({0: player(events=True), 1: player(lambda n: 0.01, events=True)}, LIMITS,
+                              record_path=tmp_path / "r.jsonl")
+    assert result.fault is None, result.fault
+    for seat in (0, 1):
+        kinds = [m["type"] for _, m in bots[seat].received]
+        assert kinds[0] == "hello" and kinds[1] == "event" and kinds[-1] == "game_over"
+        hands = [m["event"] for _, m in bots[seat].received if m["type"] == "event" and m["event"]["type"] == "hand"]
+        assert hands and all(h["seat"] == seat for h in hands), "a bot saw another seat's hand"
+    for seat in (2, 3):
+        assert {m["type"] for _, m in bots[seat].received} == {"hello", "request", "game_over"}
+    # What seat 0 was told is what the record says it may see, in the same order.
+    rec = read_record(tmp_path / "r.jsonl")
+    visible = [e["event"] for e in rec.entries if e["record"] == "event" and (e["to"] is None or 0 in e["to"])]
+    told = [m["event"] for _, m in bots[0].received if m["type"] == "event"]
+    assert told == visible
