@@ -57,7 +57,8 @@ async def pingpong(requests: list[tuple[int, dict]], seats: int, *, json_lines: 
     With ``json_lines`` each request is encoded when sent and each reply
     decoded; without, pre-encoded bytes go out and replies stay bytes.  Both
     use the runner's own pipe primitives (``BotProcess.write`` and
-    ``receive_line``), so the ratio measures the referee's own work."""
+    ``receive_some``; a reply line comes in one read), so the ratio measures
+    the referee's own work."""
     limits = Limits()
     procs = [BotProcess(s, BotSpec("random", tuple(BOT + [str(s)])), limits, None) for s in range(seats)]
     encoded = [(seat, to_json(msg) + b"\n") for seat, msg in requests]
@@ -65,18 +66,18 @@ async def pingpong(requests: list[tuple[int, dict]], seats: int, *, json_lines: 
         for p in procs:
             await p.start(nursery)
             await p.send(b'{"type":"hello"}\n', 5)
-            await p.receive_line()
+            await p.receive_some()
         t0, c0 = time.perf_counter(), time.process_time()
         if json_lines:
             for seat, msg in requests:
                 p = procs[seat]
                 await p.write(to_json(msg) + b"\n")
-                from_json(await p.receive_line())
+                from_json(await p.receive_some())
         else:
             for seat, line in encoded:
                 p = procs[seat]
                 await p.write(line)
-                await p.receive_line()
+                await p.receive_some()
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         for p in procs:
             await p.aclose()

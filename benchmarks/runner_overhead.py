@@ -5,8 +5,9 @@
 Runs the real decision loop (``_Match._play``: engine, observation, request
 encoding, reply check, record lines, Trio deadline handling) against
 in-process stand-in bots whose ``write`` keeps the request and whose
-``receive_line`` returns at once a plain action line for a random legal
-action.  What is left per decision is the referee's critical path plus its
+``receive_some`` returns at once a plain action line for a random legal
+action (each seat's ``protocol.machine.Conversation`` frames and judges it,
+as with real bots).  What is left per decision is the referee's critical path plus its
 record writing: the part of a round trip the referee can shorten.  The
 baseline, measured in the same run, is what a bare JSON-lines ping-pong does
 per round trip on its side: encode the same request with pydantic-core, and
@@ -32,16 +33,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import referee.match.runner as runner  # noqa: E402
-from protocol.codec import encode_request  # noqa: E402
+from protocol import HelloMsg  # noqa: E402
+from protocol.machine import Conversation, Ready  # noqa: E402
 from referee.games import get_game  # noqa: E402
 from referee.match.types import BotSpec, Limits  # noqa: E402
 
 
 class StandIn:
-    """Just enough of ``BotProcess`` for ``_play``: answers every request at once."""
+    """Just enough of a ``BotChannel`` for ``_play``: answers every request at once."""
 
     limit_fault = None
-    wants_events = False
 
     def __init__(self, seat: int, game: "Game") -> None:
         self.seat = seat
@@ -50,13 +51,13 @@ class StandIn:
     async def write(self, data: bytes) -> None:
         self.game.requests.append((self.seat, data))
 
-    async def receive_line(self) -> bytes:
+    async def receive_some(self) -> bytes:
         g = self.game
         legal = g.state.legal_actions()
-        return b'{"type":"action","id":%d,"action":"%s"}' % (g.match.decisions, g.pick(legal).encode())
+        return b'{"type":"action","id":%d,"action":"%s"}\n' % (g.match.decisions, g.pick(legal).encode())
 
-    def has_unread_output_nowait(self) -> bool:
-        return False
+    def receive_some_nowait(self) -> bytes | None:
+        return None
 
 
 class Game:
@@ -70,6 +71,7 @@ class Game:
         self.match.any_wants_events = False
         self.state, self.events = spec.new_game(seed, options)
         self.procs = [StandIn(s, self) for s in range(n)]
+        self.convs = [ready_conversation() for _ in range(n)]
         self.requests: list[tuple[int, bytes]] = []
         rng = random.Random(seed)
         self.pick = lambda legal: legal[int(rng.random() * len(legal))]
@@ -79,12 +81,22 @@ class Game:
         if m.record_path is not None:
             m.writer = runner.RecordWriter(m.record_path)
         t0 = time.perf_counter()
-        fault, _ = await m._play(self.procs, self.state, self.events)
+        fault, _ = await m._play(self.procs, self.convs, self.state, self.events)
         elapsed = time.perf_counter() - t0
         assert fault is None, fault
         if m.writer is not None:
             m.writer.close()
         return m.decisions, elapsed
+
+
+def ready_conversation() -> Conversation:
+    """A conversation past its handshake, as ``_play`` finds it."""
+    conv = Conversation()
+    conv.send_hello(HelloMsg(game="back-alley", rules_version="1", options={}, seat=0, team=0, seats=4,
+                             teams=[[0, 2], [1, 3]], limits={"handshake_ms": 1, "decision_ms": 1}))
+    conv.receive_data(b'{"type":"ready","name":"x","events":false}\n')
+    assert isinstance(conv.next_event(), Ready)
+    return conv
 
 
 def baseline(requests: list[tuple[int, bytes]]) -> float:

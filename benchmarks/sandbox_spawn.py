@@ -160,8 +160,10 @@ async def spawn_once(jail: bubblewrap.Jail | None, hello: bytes, seats: int = 1)
     async def one(proc: BotProcess) -> None:
         await proc.start(nursery)
         await proc.send(hello, LIMITS.handshake_s)
+        line = b""
         with trio.fail_after(LIMITS.handshake_s):
-            line = await proc.receive_line()
+            while not line.endswith(b"\n") and (data := await proc.receive_some()):
+                line += data
         if b'"ready"' not in line:
             raise SystemExit(f"expected a ready line, got {line[:200]!r}")
 

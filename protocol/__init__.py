@@ -1,6 +1,7 @@
 """The JSON-lines protocol between the referee and bots.
 
-Pure: pydantic models, codec and framing; no trio, no logging.  See
+Pure: pydantic models, codec, framing and the conversation state machine
+(``protocol.machine``); no trio, no logging.  See
 docs/protocol.md for the human description and protocol/schema/ for the JSON
 Schema generated from these models.
 

@@ -1,7 +1,10 @@
 """Encode referee messages once; decode bot lines once, into a value.
 
-``decode_bot_line`` never raises on bad input: it returns either a bot
-message model or a ``Violation`` that says what is wrong with the line.
+One encoder per referee message kind: ``encode_hello``, ``encode_event``,
+``encode_request``, ``encode_game_over`` (each one line, newline included;
+``encode`` is the general form for any model).  ``decode_bot_line`` never
+raises on bad input: it returns either a bot message model or a
+``Violation`` that says what is wrong with the line.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
-from .messages import ActionMsg, BotMessage, ReadyMsg
+from .messages import ActionMsg, BotMessage, GameOverMsg, HelloMsg, ReadyMsg
 
 BOT_MESSAGE: TypeAdapter = TypeAdapter(BotMessage)
 
@@ -35,6 +38,11 @@ def encode(msg: BaseModel) -> bytes:
     return msg.model_dump_json().encode() + b"\n"
 
 
+def encode_hello(hello: HelloMsg) -> bytes:
+    """The ``hello`` line that opens a game."""
+    return encode(hello)
+
+
 def encode_request(
     id: int, seat: int, decision: str, state: dict[str, Any], legal: list[str], time_ms: int
 ) -> bytes:
@@ -49,9 +57,17 @@ def encode_request(
     }) + b"\n"
 
 
-def encode_event(event: dict[str, Any]) -> bytes:
-    """An ``EventMsg`` line (the runner splices already-encoded events the same way)."""
-    return b'{"type":"event","event":' + to_json(event) + b"}\n"
+def encode_event(event: dict[str, Any] | bytes) -> bytes:
+    """An ``EventMsg`` line, from the event's dict or from its JSON already encoded
+    (the runner encodes each event once, for the bots and for the record)."""
+    if type(event) is not bytes:
+        event = to_json(event)
+    return b'{"type":"event","event":' + event + b"}\n"  # type: ignore[operator]
+
+
+def encode_game_over(outcome: dict[str, Any], result: str) -> bytes:
+    """The ``game_over`` line that ends a game: the outcome, and what it means for the bot's team."""
+    return encode(GameOverMsg(outcome=outcome, result=result))  # type: ignore[arg-type]
 
 
 def _no_number(text: str) -> None:

@@ -31,6 +31,11 @@ class LineBuffer:
         self._discarding = False
 
     def feed(self, data: bytes) -> list[bytes | _TooLong]:
+        if not self._buf and not self._discarding:
+            # The per-decision case, one whole line in one read: one search, one slice.
+            last = len(data) - 1
+            if last >= 0 and data.find(b"\n") == last:
+                return [data[:last] if last <= self.max_line_bytes else TOO_LONG]
         out: list[bytes | _TooLong] = []
         start = 0
         n = len(data)

@@ -1,8 +1,9 @@
-"""One bot subprocess, driven with Trio.
+"""One bot subprocess, driven with Trio: the real ``BotChannel``.
 
-Only the functions that wait are async.  Every failure of the process is
-raised as ``BotFault`` with a ``FaultReason``; the match runner is the one
-place that turns those into results.
+Only the functions that wait are async.  The process hands the runner raw
+bytes (framing and the protocol are ``protocol.machine``'s); every failure
+of the process is raised or returned as ``BotFault`` with a ``FaultReason``,
+and the match runner is the one place that turns those into results.
 
 Processes start in their own session (and so their own process group) with
 resource limits applied before ``exec`` and a watchdog over the bot's whole
@@ -19,13 +20,14 @@ import select
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import structlog
 import trio
 
-from protocol.framing import TOO_LONG, LineBuffer
 from referee.match import cgroups, sandbox
 from referee.match.bubblewrap import CannotSandbox, Jail
+from referee.match.channel import BotChannel, BotFault, describe_exit
 from referee.match.types import BotSpec, FaultReason, Limits
 
 STDERR_TAIL_LINES = 20
@@ -37,46 +39,27 @@ STDERR_DRAIN_BYTES_PER_S = 4 << 20
 JAIL_PROCESSES = 1  # bwrap outside the sandbox (the bot is pid 1 inside): not one of the bot's own
 EXIT_DRAIN_S = 0.1  # after the bot exits, how long its stdout may still deliver (children may hold it open)
 
-log = structlog.get_logger("referee.bot")
+__all__ = ["BotFault", "BotProcess", "describe_exit"]
+
+_log = structlog.get_logger("referee.bot")
 
 
-class BotFault(Exception):
-    """The bot process misbehaved: its fault, not ours."""
+class BotProcess(BotChannel):
+    """A running bot: write bytes to its stdin, read bytes from its stdout.
 
-    def __init__(self, reason: FaultReason, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
-
-
-def describe_exit(returncode: int | None) -> str:
-    if returncode is None:
-        return "still running"
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        return f"killed by {name}"
-    return f"exited with code {returncode}"
-
-
-class BotProcess:
-    """A running bot: write lines to its stdin, read lines from its stdout."""
+    ``log``: the runner's logger (bound to the game); it is bound to the seat and bot here."""
 
     def __init__(self, seat: int, spec: BotSpec, limits: Limits, stderr_path: Path | None,
-                 jail: Jail | None = None) -> None:
+                 jail: Jail | None = None, log: Any = None) -> None:
         self.seat = seat
+        self.log = (_log if log is None else log).bind(seat=seat, bot=spec.name)
         self.jail = jail  # None: run unsandboxed (``--sandbox off``, or bubblewrap missing)
         self.cgroup: cgroups.BotCgroup | None = None
         self.spec = spec
         self.limits = limits
         self.stderr_path = stderr_path
         self.process: trio.Process | None = None
-        self.wants_events = True
-        self.name = spec.name
-        self._lines: collections.deque[bytes | object] = collections.deque()
-        self._framer = LineBuffer(limits.max_line_bytes)
+        self._early = bytearray()  # stdout the watchdog took from the pipe before closing it
         self._stdout_eof = False
         self._stdout_poll: select.poll | None = None  # a zero-timeout readiness check of stdout
         self._stderr_tail: collections.deque[bytes] = collections.deque(maxlen=STDERR_TAIL_LINES)
@@ -117,6 +100,10 @@ class BotProcess:
         self.family = sandbox.Family(self.pid, self.bot_id)
         nursery.start_soon(self._pump_stderr)
         nursery.start_soon(self._watch)
+
+    @property
+    def started(self) -> bool:
+        return self.process is not None
 
     def _command(self) -> tuple[list[str], dict[str, str]]:
         """The argv and environment to spawn: the bot's own command, or, sandboxed, the
@@ -182,8 +169,10 @@ class BotProcess:
         await trio.sleep(EXIT_DRAIN_S)
         self._gone = True
         for _ in range(16):  # at most 1 MB: a child may keep writing
-            if not self._read_nowait():
+            data = self._read_nowait()
+            if not data:
                 break
+            self._early += data
         if proc.stdout is not None and not self._stdout_eof:
             await proc.stdout.aclose()
         self._stdout_eof = True
@@ -258,7 +247,7 @@ class BotProcess:
         else:
             return None
         self.limit_fault = fault
-        log.info("bot_limit", seat=self.seat, bot=self.name, reason=fault.reason.value, message=fault.message)
+        self.log.info("bot_limit", reason=fault.reason.value, message=fault.message)
         with trio.CancelScope(shield=True):
             await sandbox.sweep(family)
         return fault
@@ -287,56 +276,51 @@ class BotProcess:
         if sent < len(data):
             await stdin.send_all(memoryview(data)[sent:])
 
-    async def send(self, data: bytes, timeout: float) -> None:
-        """Write bytes to the bot's stdin, or raise ``BotFault``."""
-        assert self.process is not None and self.process.stdin is not None
-        try:
-            with trio.fail_after(timeout):
-                await self.write(data)
-        except trio.TooSlowError:
-            raise BotFault(FaultReason.NOT_READING, f"stdin stayed full for {timeout:g}s") from None
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            raise await self._ended_fault() from None
+    def receive_some_nowait(self) -> bytes | None:
+        """What stdout holds right now, without waiting: bytes, ``b""`` at its end, None if nothing.
 
-    def has_unread_output_nowait(self) -> bool:
-        """Whether the bot wrote anything since its last line was taken, without waiting.
-
-        Reads what is already in the pipe (non-blocking) into the line buffer,
-        so output written between requests is caught before the next request,
-        wherever it falls relative to the referee's reads."""
-        if self._lines or self._framer.pending:
-            return True
+        Lets the runner catch output written between requests before the next
+        request, wherever it falls relative to the runner's reads."""
+        if self._early:
+            return self._take_early()
+        if self._stdout_eof:
+            return b""
         # poll(0) first: on the per-decision path a read that finds nothing costs
         # three times as much (the failed syscall raises).
         if self._stdout_poll is None or not self._stdout_poll.poll(0):
-            return False
+            return None
         return self._read_nowait()
 
-    def _read_nowait(self) -> bool:
-        """Feed whatever stdout holds right now to the framer; False if nothing (or EOF)."""
+    def _read_nowait(self) -> bytes | None:
+        """Whatever stdout holds right now; ``b""`` at its end, None if nothing (or no stdout)."""
         proc = self.process
         if self._stdout_eof or proc is None or proc.stdout is None:
-            return False
+            return None
         try:
             data = os.read(proc.stdout.fileno(), _READ_CHUNK)  # trio made the fd non-blocking
         except OSError:  # BlockingIOError: nothing there yet
-            return False
+            return None
         if not data:
             self._stdout_eof = True
-            return False
-        self._lines.extend(self._framer.feed(data))
-        return True
+        return data
 
-    async def receive_line(self) -> bytes:
-        """The next complete line from stdout.  Cancel from outside for a deadline."""
+    def _take_early(self) -> bytes:
+        data = bytes(self._early)
+        self._early.clear()
+        return data
+
+    async def receive_some(self) -> bytes:
+        """The next bytes from stdout, ``b""`` at its end.  Cancel from outside for a deadline."""
         assert self.process is not None and self.process.stdout is not None
         stdout = self.process.stdout
-        while not self._lines:
+        while True:
+            if self._early:
+                return self._take_early()
             if self._stdout_eof or self.limit_fault is not None:
-                raise await self._ended_fault()
+                return b""
             # Wait for the pipe first, then read: a reply is never there yet when this
             # is called, so this saves the scheduler pass and the failed read that
-            # ``receive_some`` starts with.  The watchdog closes stdout once the bot has
+            # Trio's own ``receive_some`` starts with.  The watchdog closes stdout once the bot has
             # exited, which wakes this wait with ClosedResourceError (read as EOF).
             try:
                 await trio.lowlevel.wait_readable(stdout.fileno())
@@ -347,14 +331,11 @@ class BotProcess:
                 data = b""  # ValueError: fd -1, the stream was closed before the wait
             if not data:
                 self._stdout_eof = True
+                continue  # the watchdog may have taken the last bytes first
+            if self._early:  # the watchdog read earlier bytes while this task waited
+                self._early += data
                 continue
-            self._lines.extend(self._framer.feed(data))
-        line = self._lines.popleft()
-        if line is TOO_LONG:
-            raise BotFault(
-                FaultReason.LINE_TOO_LONG, f"a line longer than {self.limits.max_line_bytes} bytes"
-            )
-        return line  # type: ignore[return-value]
+            return data
 
     def closed_its_stdout(self) -> bool:
         """Whether the bot, still running, holds its stdout pipe nowhere any more.
@@ -386,7 +367,7 @@ class BotProcess:
                     continue
         return True
 
-    async def _ended_fault(self) -> BotFault:
+    async def ended_fault(self) -> BotFault:
         """Stdout or stdin broke: decide between a limit, an exit and a closed stdout."""
         assert self.process is not None
         if self.limit_fault is not None:
@@ -446,8 +427,7 @@ class BotProcess:
             if self.family is not None:
                 rounds = await sandbox.sweep(self.family)
                 if rounds:
-                    log.info("bot_descendants_killed", seat=self.seat, bot=self.name, rounds=rounds,
-                             peak_processes=self.family.peak_processes)
+                    self.log.info("bot_descendants_killed", rounds=rounds, peak_processes=self.family.peak_processes)
             for stream in (proc.stdout,):
                 if stream is not None:
                     try:

@@ -1,10 +1,13 @@
 """Play one game between bot processes: the one place faults become results.
 
-The runner moves values between a pure engine and the bots' pipes.  Per
+The runner moves values between a pure engine and the bots' channels.  Per
 decision it asks the engine who acts, what is legal and what that seat sees,
-sends one request line, reads one reply line under the time limit, checks it
-and applies it, then forwards the resulting events to the seats that may see
-them and appends them to the record.
+sends one request, reads the reply under the time limit, applies it, then
+forwards the resulting events to the seats that may see them and appends
+them to the record.  Which message may come when, and what a line means, is
+each seat's ``protocol.machine.Conversation``'s to say; how long a seat may
+think is ``clock.TimeBank``'s; the bots are ``BotChannel``s (real processes,
+or in tests in-memory fakes).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +23,18 @@ import structlog
 import trio
 from pydantic_core import to_json
 
-from protocol import GameOverMsg, HelloMsg
-from protocol.codec import Violation, decode_bot_line, decode_plain_action, encode, encode_request
-from protocol.messages import ActionMsg, ReadyMsg, TimeLimits
+from protocol import HelloMsg
+from protocol.codec import encode_event
+from protocol.machine import NEED_DATA, Action, Conversation, PartialLine, Ready
+from protocol.machine import Fault as ProtocolFault
+from protocol.messages import TimeLimits
 from referee.errors import RefereeBug
 from referee.games import Event, Outcome, get_game
 from referee.logging import ensure_configured
 from referee.match import bubblewrap
-from referee.match.bot import BotFault, BotProcess
+from referee.match.bot import BotProcess
+from referee.match.channel import BotChannel, BotFault
+from referee.match.clock import TimeBank
 from referee.match.record import RECORD_FORMAT, RecordWriter, event_entry_bytes
 from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult
 
@@ -36,36 +43,13 @@ log = structlog.get_logger("referee.match")
 # How far past a decision's time limit the runner's deadline may lie (see ``_play``).
 DEADLINE_SLACK_S = 0.002
 
-_VIOLATION_REASONS = {
-    "invalid_utf8": FaultReason.INVALID_UTF8,
-    "invalid_json": FaultReason.INVALID_JSON,
-    "wrong_message": FaultReason.WRONG_MESSAGE,
-}
+# Makes the channel of each seat; run_match's default starts a BotProcess (tests pass fakes).
+ChannelFactory = Callable[[int, BotSpec], BotChannel]
 
 
-
-
-def check_reply(line: bytes, rid: int, legal: list[str]) -> str:
-    """The action a reply line names, or ``BotFault`` saying what is wrong with it."""
-    plain = decode_plain_action(line)
-    if plain is not None:
-        reply_id, action = plain
-    else:
-        msg = _Match._decode(line)
-        if not isinstance(msg, ActionMsg):
-            raise BotFault(FaultReason.WRONG_MESSAGE, f"expected action, got {msg.type}")
-        reply_id, action = msg.id, msg.action
-    if reply_id != rid:
-        try:
-            shown = str(reply_id)
-        except ValueError:  # more digits than Python will print
-            shown = "(a number too long to show)"
-        shown = shown if len(shown) <= 40 else shown[:40] + "…"
-        raise BotFault(FaultReason.WRONG_REQUEST, f"answered request {shown}, expected {rid}")
-    if action not in legal:
-        shown = action if len(action) <= 40 else action[:40] + "…"
-        raise BotFault(FaultReason.ILLEGAL_ACTION, f"{shown!r} is not among the {len(legal)} legal actions")
-    return action
+def protocol_fault(event: ProtocolFault) -> BotFault:
+    """A protocol fault as the referee names it (the machine's kinds are FaultReason codes)."""
+    return BotFault(FaultReason(event.kind), event.detail)
 
 
 RECORD_FLUSH_S = 0.1  # the record on disk is at most this far behind the game
@@ -86,7 +70,7 @@ def result_for_team(outcome: Outcome, team: int) -> str:
 class _Match:
     def __init__(self, game: str, options: dict, bots: Sequence[BotSpec], seed: int,
                  record_path: Path | None, limits: Limits, stderr_dir: Path | None,
-                 hide: Sequence[Path] = ()) -> None:
+                 hide: Sequence[Path] = (), channels: ChannelFactory | None = None) -> None:
         self.spec = get_game(game)
         self.options = self.spec.normalize_options(options or {})
         self.num_seats = self.spec.num_seats(self.options)
@@ -104,12 +88,14 @@ class _Match:
         self.writer: RecordWriter | None = None
         self.entries: list[dict[str, Any]] = []  # public entries kept for the score table
         self.decisions = 0
-        self.bank = [limits.time_bank_s] * self.num_seats
+        self.times = TimeBank(limits.decision_s, limits.time_bank_s, self.num_seats)
         self.wants_events = [True] * self.num_seats  # set from each bot's `ready`
         self.any_wants_events = True
+        self.names = [b.name for b in self.bots]  # the names the bots give in `ready`
         # Record lines not yet written: a decision entry (dict), or (event, its JSON or None).
         self._backlog: list[dict[str, Any] | tuple[Event, bytes | None]] = []
         self.log = log.bind(game=self.spec.name, seed=seed)
+        self.channels = channels or self._bot_process
 
     # -- record --------------------------------------------------------------
 
@@ -148,7 +134,7 @@ class _Match:
                 seats = range(self.num_seats) if ev.to is None else ev.to
                 if any(wants[s] for s in seats):
                     ev_json = to_json(ev.data)
-                    line = b'{"type":"event","event":' + ev_json + b"}\n"
+                    line = encode_event(ev_json)
                     for s in seats:
                         if wants[s]:
                             outbox[s].append(line)
@@ -187,9 +173,8 @@ class _Match:
         if self.writer is not None:
             self.writer.flush()  # a referee killed before the first decision still leaves a readable record
         state, events = self.spec.new_game(self.seed, self.options)
-        procs = [
-            BotProcess(s, b, self.limits, self._stderr_path(s, b), self._jail(b)) for s, b in enumerate(self.bots)
-        ]
+        procs = [self.channels(s, b) for s, b in enumerate(self.bots)]
+        convs = [Conversation(self.limits.max_line_bytes) for _ in procs]
         fault: tuple[int, BotFault] | None = None
         outcome: Outcome | None = None
         try:
@@ -197,9 +182,9 @@ class _Match:
                 if self.writer is not None:
                     nursery.start_soon(self._flush_record_every, RECORD_FLUSH_S)
                 try:
-                    fault = await self._handshake(procs, nursery)
+                    fault = await self._handshake(procs, convs, nursery)
                     if fault is None:
-                        fault, state = await self._play(procs, state, events)
+                        fault, state = await self._play(procs, convs, state, events)
                     else:  # the engine dealt before the handshake failed: record it, send it nowhere
                         self._route_events(events, [[] for _ in range(self.num_seats)])
                         self._write_backlog()
@@ -208,7 +193,7 @@ class _Match:
                         assert outcome is not None
                     else:
                         outcome = self._forfeit_outcome(fault[0], fault[1])
-                    await self._say_game_over(procs, outcome)
+                    await self._say_game_over(procs, convs, outcome)
                 finally:
                     with trio.CancelScope(shield=True):
                         async with trio.open_nursery() as closer:
@@ -228,7 +213,7 @@ class _Match:
                 "outcome": outcome.to_json(),
                 "decisions": self.decisions,
                 "duration_s": round(duration, 3),
-                "names": [p.name for p in procs],
+                "names": self.names,
             })
         finally:
             if self.writer is not None:
@@ -260,6 +245,9 @@ class _Match:
             await trio.sleep(period)
             writer.flush()
 
+    def _bot_process(self, seat: int, bot: BotSpec) -> BotProcess:
+        return BotProcess(seat, bot, self.limits, self._stderr_path(seat, bot), self._jail(bot), log=self.log)
+
     def _jail(self, bot: BotSpec) -> bubblewrap.Jail | None:
         if self.sandbox != "bwrap":
             return None
@@ -282,7 +270,8 @@ class _Match:
             detail={"seat": seat, "team": team, "message": exc.message},
         )
 
-    async def _handshake(self, procs: list[BotProcess], nursery: trio.Nursery) -> tuple[int, BotFault] | None:
+    async def _handshake(self, procs: list[BotChannel], convs: list[Conversation],
+                         nursery: trio.Nursery) -> tuple[int, BotFault] | None:
         faults: dict[int, BotFault] = {}
         teams = [[s for s in range(self.num_seats) if self.spec.team_of(s, self.options) == t]
                  for t in range(self.num_teams)]
@@ -291,8 +280,9 @@ class _Match:
             decision_ms=int(self.limits.decision_s * 1000),
             time_bank_ms=int(self.limits.time_bank_s * 1000),
         )
+        limit = self.limits.handshake_s
 
-        async def one(p: BotProcess) -> None:
+        async def one(p: BotChannel, conv: Conversation) -> None:
             try:
                 await p.start(nursery)
                 hello = HelloMsg(
@@ -300,96 +290,111 @@ class _Match:
                     seat=p.seat, team=self.spec.team_of(p.seat, self.options), seats=self.num_seats,
                     teams=teams, limits=time_limits,
                 )
-                await p.send(encode(hello), self.limits.handshake_s)
-                with trio.move_on_after(self.limits.handshake_s) as scope:
-                    line = await p.receive_line()
+                await p.send(conv.send_hello(hello), limit)
+                with trio.move_on_after(limit) as scope:
+                    event = await self._next_event(p, conv)
                 if scope.cancelled_caught:
                     if (over := await p.enforce_limits()) is not None:
                         raise over
-                    raise BotFault(FaultReason.HANDSHAKE_TIMEOUT,
-                                   f"no ready within {self.limits.handshake_s:g}s")
-                msg = self._decode(line)
-                if not isinstance(msg, ReadyMsg):
-                    raise BotFault(FaultReason.WRONG_MESSAGE, f"expected ready, got {msg.type}")
-                p.wants_events = msg.events
-                p.name = msg.name
+                    raise BotFault(FaultReason.HANDSHAKE_TIMEOUT, f"no ready within {limit:g}s")
+                if type(event) is not Ready:
+                    raise await self._fault_from(p, event)
+                self.wants_events[p.seat] = event.events
+                self.names[p.seat] = event.name
             except BotFault as exc:
                 faults[p.seat] = exc
 
         async with trio.open_nursery() as hs:
-            for p in procs:
-                hs.start_soon(one, p)
+            for p, conv in zip(procs, convs):
+                hs.start_soon(one, p, conv)
         if faults:
             seat = min(faults)
             return seat, faults[seat]
-        self.wants_events = [p.wants_events for p in procs]
         self.any_wants_events = any(self.wants_events)
-        self._write({"record": "ready", "names": [p.name for p in procs],
-                     "events": [p.wants_events for p in procs]})
+        self._write({"record": "ready", "names": self.names, "events": self.wants_events})
         return None
 
     @staticmethod
-    def _decode(line: bytes):
-        msg = decode_bot_line(line)
-        if isinstance(msg, Violation):
-            raise BotFault(_VIOLATION_REASONS[msg.kind], msg.detail)
-        return msg
+    async def _next_event(p: BotChannel, conv: Conversation):
+        """Read until the conversation has something to say (off the per-decision path)."""
+        while (event := conv.next_event()) is NEED_DATA:
+            conv.receive_data(await p.receive_some())
+        return event
 
     @staticmethod
-    def _take_outbox(p: BotProcess, lines: list[bytes]) -> bytes:
-        payload = b"".join(lines) if (lines and p.wants_events) else b""
+    async def _fault_from(p: BotChannel, event: Any) -> BotFault:
+        """The fault of a bot whose next event was not the message due: a protocol
+        fault, or the end of its output (explained by the channel: a cap, an exit,
+        a closed stdout; a partial line is named unless a cap explains it)."""
+        if type(event) is ProtocolFault:
+            return protocol_fault(event)
+        ended = await p.ended_fault()
+        if type(event) is PartialLine and ended.reason in (FaultReason.EXITED, FaultReason.CLOSED_STDOUT):
+            return BotFault(FaultReason.PARTIAL_LINE, f"a partial line without a newline arrived "
+                                                      f"({event.size} bytes), then it {ended.message}")
+        return ended
+
+    def _take_outbox(self, seat: int, lines: list[bytes]) -> bytes:
+        payload = b"".join(lines) if (lines and self.wants_events[seat]) else b""
         lines.clear()
         return payload
 
-    async def _flush(self, procs: list[BotProcess], outbox: list[list[bytes]]) -> None:
+    async def _flush(self, procs: list[BotChannel], outbox: list[list[bytes]]) -> None:
         """Send queued events to every seat that wants them (one write per seat)."""
         for s, lines in enumerate(outbox):
             if not lines:
                 continue
-            p = procs[s]
-            payload = self._take_outbox(p, lines)
+            payload = self._take_outbox(s, lines)
             if payload:
                 try:
-                    await p.send(payload, self.limits.decision_s + self.bank[s])
+                    await procs[s].send(payload, self.times.allowed[s])
                 except BotFault as exc:
                     raise _SeatFault(s, exc) from None
 
-    async def _play(self, procs: list[BotProcess], state, events: list[Event]):
+    async def _play(self, procs: list[BotChannel], convs: list[Conversation], state, events: list[Event]):
         """The decision loop; returns (fault or None, final state).
 
         Between a reply and the next request it does only what the next request
-        needs (check, apply, legal list, observation, encoding); the record lines
-        of the decision just made are written after that request is sent, while
+        needs (apply, legal list, observation, encoding); the record lines of
+        the decision just made are written after that request is sent, while
         the bot thinks."""
         outbox: list[list[bytes]] = [[] for _ in range(self.num_seats)]
         self._route_events(events, outbox)
-        limits = self.limits
+        times = self.times
+        decision_s = self.limits.decision_s
         backlog = self._backlog
         writer = self.writer
         seat, rid, allowed, sent = -1, 0, 0.0, False
+        conv: Conversation | None = None
         # One cancel scope for the whole game: creating a scope per round trip
         # costs Trio more than the rest of the referee's per-decision work, and so
         # does moving its deadline twice per decision.  So the deadline moves only
         # when it is not already within DEADLINE_SLACK_S after this decision's
         # limit (about once in ten decisions), and a reply that comes after the
-        # limit but before the scope fires is a timeout all the same.
+        # limit but before the scope fires is late all the same (``times.charge``).
+        # Whatever waits for something else than the acting bot's reply first
+        # lifts the deadline (``inf``).
         with trio.CancelScope() as clock:
             try:
                 while (seat := state.to_act()) is not None:
-                    p = procs[seat]
+                    p, conv = procs[seat], convs[seat]
                     legal = state.legal_actions()
                     decision = state.decision()
                     self.decisions += 1
                     rid = self.decisions
-                    allowed = limits.decision_s + self.bank[seat]
-                    request = encode_request(rid, seat, decision, state.observe(seat), legal, int(allowed * 1000))
+                    allowed = times.allowed[seat]
+                    observation = state.observe(seat)
                     for other in procs:  # the watchdog may have killed any bot, acting or not
                         if other.limit_fault is not None:
                             raise _SeatFault(other.seat, other.limit_fault)
-                    if p.has_unread_output_nowait():
-                        raise _SeatFault(seat, BotFault(FaultReason.UNEXPECTED_MESSAGE,
-                                                        "wrote output when no request was pending"))
-                    payload = self._take_outbox(p, outbox[seat]) + request
+                    # Output since its last reply (or its end) stops the request: the conversation says.
+                    if (early := p.receive_some_nowait()) is not None:
+                        conv.receive_data(early)
+                    request = conv.send_request(rid, seat, decision, observation, legal, int(allowed * 1000))
+                    if type(request) is not bytes:
+                        clock.deadline = math.inf
+                        raise _SeatFault(seat, await self._fault_from(p, request))
+                    payload = self._take_outbox(seat, outbox[seat]) + request
                     if any(outbox):  # events for seats that asked for them
                         clock.deadline = math.inf  # their sends have limits of their own
                         await self._flush(procs, outbox)
@@ -403,57 +408,65 @@ class _Match:
                         sent = True
                         if backlog:  # the previous decision's record lines, while this bot thinks
                             self._write_backlog()
-                        line = await p.receive_line()
+                        conv.receive_data(await p.receive_some())
+                        while (event := conv.next_event()) is NEED_DATA:
+                            conv.receive_data(await p.receive_some())
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
                         clock.deadline = math.inf
-                        raise _SeatFault(seat, await p._ended_fault()) from None
-                    except BotFault as exc:
-                        raise _SeatFault(seat, exc) from None
+                        raise _SeatFault(seat, await p.ended_fault()) from None
                     took = trio.current_time() - t0
-                    if took > allowed:  # answered within the slack, not within the limit
+                    if took > decision_s and not times.charge(seat, took):
+                        raise _Late  # answered within the slack, not within the limit
+                    if type(event) is not Action:
                         clock.deadline = math.inf
-                        break
-                    if took > limits.decision_s:
-                        self.bank[seat] = max(0.0, self.bank[seat] - (took - limits.decision_s))
-                    try:
-                        action = check_reply(line, rid, legal)
-                    except BotFault as exc:
-                        raise _SeatFault(seat, exc) from None
+                        raise _SeatFault(seat, await self._fault_from(p, event))
+                    action = event.action
                     if writer is not None:
                         backlog.append({
                             "record": "decision", "n": rid, "seat": seat, "decision": decision,
                             "legal": legal, "action": action, "ms": round(took * 1000, 3),
                         })
                     self._route_events(state.apply(action), outbox)
-                else:
-                    clock.deadline = math.inf
-                    await self._flush(procs, outbox)
-                    return None, state
+                clock.deadline = math.inf
+                await self._flush(procs, outbox)
+                return None, state
             except _SeatFault as sf:
                 return (sf.seat, sf.fault), state
+            except _Late:
+                pass
             finally:  # whatever ended the loop, what happened before it is recorded
                 self._write_backlog()
         # The acting seat's deadline passed (the scope fired, or the reply came too late).
-        p = procs[seat]
+        assert conv is not None
+        return (seat, await self._late_fault(procs[seat], conv, rid, allowed, sent)), state
+
+    @staticmethod
+    async def _late_fault(p: BotChannel, conv: Conversation, rid: int, allowed: float, sent: bool) -> BotFault:
         # A bot over a process or memory cap is usually too busy to answer: name the cap.
         if (over := await p.enforce_limits()) is not None:
-            return (seat, over), state
+            return over
         if not sent:
-            return (seat, BotFault(FaultReason.NOT_READING, f"stdin stayed full for {allowed:.3f}s")), state
+            return BotFault(FaultReason.NOT_READING, f"stdin stayed full for {allowed:.3f}s")
         if p.closed_its_stdout():
-            return (seat, BotFault(FaultReason.CLOSED_STDOUT, "closed its stdout but kept running")), state
-        return (seat, BotFault(FaultReason.TIMEOUT, f"no reply to request {rid} within {allowed:.3f}s")), state
+            return BotFault(FaultReason.CLOSED_STDOUT, "closed its stdout but kept running")
+        message = f"no reply to request {rid} within {allowed:.3f}s"
+        if conv.pending_bytes:
+            message += f" ({conv.pending_bytes} bytes of a line without its newline had arrived)"
+        return BotFault(FaultReason.TIMEOUT, message)
 
-    async def _say_game_over(self, procs: list[BotProcess], outcome: Outcome) -> None:
-        for p in procs:
-            if p.process is None:
+    async def _say_game_over(self, procs: list[BotChannel], convs: list[Conversation], outcome: Outcome) -> None:
+        for p, conv in zip(procs, convs):
+            if not p.started:
                 continue
             team = self.spec.team_of(p.seat, self.options)
-            msg = GameOverMsg(outcome=outcome.to_json(), result=result_for_team(outcome, team))
             try:
-                await p.send(encode(msg), 0.2)
+                await p.send(conv.send_game_over(outcome.to_json(), result_for_team(outcome, team)), 0.2)
             except BotFault:
                 pass  # the game is over; a bot that cannot hear it changes nothing
+
+
+class _Late(Exception):
+    """The acting seat's reply came after its time limit (within the deadline's slack)."""
 
 
 class _SeatFault(Exception):
@@ -472,12 +485,14 @@ async def run_match(
     limits: Limits = Limits(),
     stderr_dir: Path | None = None,
     hide: Sequence[Path] = (),
+    _channels: ChannelFactory | None = None,
 ) -> MatchResult:
     """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception.
 
     ``hide``: paths a sandboxed bot must not see even inside a folder it may
     read (a tournament's output folder and file); the record and the stderr
-    folder are always hidden."""
+    folder are always hidden.  ``_channels`` (internal, for tests) makes each
+    seat's channel instead of starting a bot process."""
     ensure_configured()
-    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir, hide)
+    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir, hide, _channels)
     return await match.run()

@@ -26,6 +26,7 @@ class FaultReason(str, enum.Enum):
     UNEXPECTED_MESSAGE = "unexpected_message"  # a line when no request was pending
     ILLEGAL_ACTION = "illegal_action"  # an action not in the legal list
     LINE_TOO_LONG = "line_too_long"  # a line over the length cap
+    PARTIAL_LINE = "partial_line"  # its output ended in the middle of a line (no newline)
     MEMORY_LIMIT = "memory_limit"  # killed for exceeding its memory cap
     CPU_LIMIT = "cpu_limit"  # killed for exceeding its CPU-time cap
     PROCESS_LIMIT = "process_limit"  # killed for running more processes than allowed

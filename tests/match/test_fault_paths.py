@@ -4,10 +4,15 @@ and caps that catch a bot between its turns or spread over its children."""
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+import structlog
+import structlog.testing
 import trio
 
 from referee.match.bot import BotFault, BotProcess
@@ -17,6 +22,18 @@ from referee.match.types import BotSpec, FaultReason, Limits
 from referee.match.verify import verify_record
 
 from .hostile import FAST, MISBEHAVING, assert_no_survivors, marked_processes, pids_in, random_bot
+
+
+@contextmanager
+def every_log_line() -> Iterator[list[dict]]:
+    """The log entries made inside, at every level, whatever level an earlier test configured."""
+    old = structlog.get_config()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    try:
+        with structlog.testing.capture_logs() as logs:
+            yield logs
+    finally:
+        structlog.configure(**old)
 
 
 def misbehaving(name: str, *args: str) -> BotSpec:
@@ -60,7 +77,7 @@ async def test_a_bot_that_stops_reading_its_stdin_is_named_not_reading(monkeypat
             bot = BotProcess(0, misbehaving("stops_reading"), FAST, None)
             await bot.start(nursery)
             await bot.send(b'{"type":"hello"}\n', 1.0)
-            assert b'"ready"' in await bot.receive_line()
+            assert b'"ready"' in await bot.receive_some()
             with pytest.raises(BotFault) as caught:
                 await bot.send(b"x" * 65536 + b"\n", 0.3)  # more than its (shrunken) pipe holds
             assert caught.value.reason is FaultReason.NOT_READING
@@ -100,11 +117,15 @@ async def test_a_child_in_the_group_and_a_setsid_grandchild_are_both_killed(tmp_
 
 
 async def test_a_fork_bomb_between_its_turns_ends_the_game_at_once(tmp_path, monkeypatch):
-    with marked_processes(monkeypatch) as token:
+    with marked_processes(monkeypatch) as token, every_log_line() as logs:
         result = await play_with(misbehaving("fork_bomb", "--now"), 2, tmp_path, FAST)
         assert_no_survivors(token)
     assert_forfeit(result, 2, FaultReason.PROCESS_LIMIT, tmp_path)
     assert "(cap 32)" in result.fault.message
+    # The bot's log line says which game and seat it is about.
+    (line,) = [e for e in logs if e["event"] == "bot_limit"]
+    assert line["game"] == "back-alley" and line["seed"] == 9 and line["seat"] == 2 and line["bot"] == "fork_bomb"
+    assert line["reason"] == "process_limit"
 
 
 async def test_memory_spread_over_children_counts_against_the_bots_cap(tmp_path, monkeypatch):

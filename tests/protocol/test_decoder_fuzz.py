@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from protocol.codec import Violation, decode_bot_line
+from protocol.machine import Action, Fault, read_action
 from protocol.messages import ActionMsg, ReadyMsg
-from referee.match.bot import BotFault
-from referee.match.runner import check_reply, run_match
+from referee.match.runner import run_match
 from referee.match.types import BotSpec, FaultReason, Limits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,12 +125,11 @@ def test_any_bytes_decode_to_a_message_or_a_violation_with_a_reason(line):
 @settings(max_examples=1500)
 @example(dumps(GOOD))
 def test_every_reply_line_is_an_action_or_a_protocol_fault(line):
-    try:
-        action = check_reply(line, RID, LEGAL)
-    except BotFault as fault:
-        assert fault.reason in PROTOCOL_FAULTS and fault.message
+    event = read_action(line, RID, LEGAL)
+    if isinstance(event, Fault):
+        assert FaultReason(event.kind) in PROTOCOL_FAULTS and event.detail
     else:
-        assert action in LEGAL
+        assert isinstance(event, Action) and event.id == RID and event.action in LEGAL
 
 
 @given(MUST_FAULT)
@@ -141,19 +140,14 @@ def test_every_reply_line_is_an_action_or_a_protocol_fault(line):
 @example(b"[" * 100000)
 def test_truncated_deep_huge_duplicated_unknown_or_mistyped_replies_are_faults(line):
     assume(line != dumps(GOOD))
-    try:
-        check_reply(line, RID, LEGAL)
-    except BotFault as fault:
-        assert fault.reason in PROTOCOL_FAULTS and fault.message
-    else:
-        raise AssertionError(f"accepted {line[:200]!r}")
+    event = read_action(line, RID, LEGAL)
+    assert isinstance(event, Fault), f"accepted {line[:200]!r}"
+    assert FaultReason(event.kind) in PROTOCOL_FAULTS and event.detail
 
 
 def test_a_duplicate_key_is_named():
-    try:
-        check_reply(b'{"type":"action","id":7,"action":"pass","action":"AS"}', RID, LEGAL)
-    except BotFault as fault:
-        assert fault.reason is FaultReason.WRONG_MESSAGE and fault.message == "duplicate key 'action'"
+    event = read_action(b'{"type":"action","id":7,"action":"pass","action":"AS"}', RID, LEGAL)
+    assert event == Fault("wrong_message", "duplicate key 'action'")
 
 
 # -- the real runner -----------------------------------------------------------------------------
@@ -215,7 +209,7 @@ def _near_plain_lines():
 @example(b'{"type":"action","id":7,"action":"A\\u0053"}')
 def test_plain_action_fast_path_agrees_with_the_decoder(line: bytes) -> None:
     """Whenever the fast path accepts a line, the general decoder reads the same
-    message from it; and check_reply gives the same answer either way."""
+    message from it (so ``read_action`` gives the same answer either way)."""
     fast = decode_plain_action(line)
     full = decode_bot_line(line)
     if fast is not None:

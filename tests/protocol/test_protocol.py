@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol import ActionMsg, HelloMsg, ReadyMsg
 from protocol.codec import Violation, decode_bot_line, encode, encode_event, encode_request
@@ -110,3 +112,21 @@ def test_line_buffer_caps_a_line_without_holding_it():
 def test_line_buffer_reports_a_long_line_that_arrives_whole():
     buf = LineBuffer(4)
     assert buf.feed(b"12345\n1234\n") == [TOO_LONG, b"1234"]
+
+
+@given(st.lists(st.sampled_from([b"\n", b"a", b"bb", b"x" * 7, b"{}\n", b"\n\n", b"y" * 12 + b"\n"]), max_size=30),
+       st.lists(st.integers(0, 200), max_size=10), st.integers(1, 12))
+def test_line_buffer_gives_the_same_lines_however_the_bytes_are_cut(parts, cuts, cap):
+    """Against the obvious framer: split on newlines; a line over the cap is TOO_LONG, once."""
+    data = b"".join(parts)
+    *complete, rest = data.split(b"\n")
+    expected = [line if len(line) <= cap else TOO_LONG for line in complete]
+    buf = LineBuffer(cap)
+    points = sorted({c for c in cuts if 0 < c < len(data)})
+    got = []
+    for a, b in zip([0, *points], [*points, len(data)]):
+        got += buf.feed(data[a:b])
+    if len(rest) > cap:  # an unfinished line over the cap is refused before its newline comes
+        expected.append(TOO_LONG)
+    assert got == expected
+    assert buf.pending == (len(rest) if len(rest) <= cap else 0)
