@@ -162,8 +162,7 @@ def _render_deal(d: _Deal, viewer: int | None) -> list[str]:
     out = [f"Deal {d.number} · dealer seat {d.dealer} · scores before {before}"]
     if d.hands:
         out.append("  hands:")
-        for s in sorted(d.hands):
-            out.append(f"    seat {s} ({_team_of(s)}): {_cards(d.hands[s])}")
+        out.extend(f"    seat {s} ({_team_of(s)}): {_cards(d.hands[s])}" for s in sorted(d.hands))
     if d.bids:
         out.append("  bids: " + ", ".join(f"s{_seat(s)} {b}" for s, b in d.bids))
     if d.redeal is not None:
@@ -181,8 +180,7 @@ def _render_deal(d: _Deal, viewer: int | None) -> list[str]:
     exchange_seats = sorted(set(d.drew) | set(d.discarded) | set(d.drawn))
     if exchange_seats:
         out.append("  discards and draws:")
-        for s in _clockwise_from(d.dealer, exchange_seats):
-            out.append("    " + _exchange_line(d, s))
+        out.extend("    " + _exchange_line(d, s) for s in _clockwise_from(d.dealer, exchange_seats))
     if d.tricks or d.pending:
         out.append("  tricks:")
         for tr in d.tricks:

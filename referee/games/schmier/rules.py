@@ -393,8 +393,7 @@ class SchmierState(GameState):
         self.counts = [0, 0, 0]
         self._by_suit: list[list[list[str]]] = []
         events.append(Event({"type": "deal", "deal": self.deal, "dealer": self.dealer, "scores": self.scores[:]}))
-        for s in range(NUM_SEATS):
-            events.append(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)))
+        events.extend(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)) for s in range(NUM_SEATS))
 
     def clone(self) -> SchmierState:
         new = object.__new__(SchmierState)
@@ -661,7 +660,8 @@ class SchmierState(GameState):
         tricks = self.tricks
         tricks.append((leader, tuple(trick), winner))
         n = len(tricks)
-        events.append(Event({"type": "trick", "n": n, "leader": leader, "cards": trick, "winner": winner, "team": team}))
+        events.append(Event({"type": "trick", "n": n, "leader": leader, "cards": trick, "winner": winner,
+                             "team": team}))
         self.trick = []
         if n < HAND_SIZE:
             self.leader = self.actor = winner
@@ -693,7 +693,7 @@ class SchmierState(GameState):
                     "declarer": self.declarer,
                     "bid": self.high,
                     "trump": SUITS[self.trump],
-                    "points": dict(zip(POINT_NAMES, points)),
+                    "points": dict(zip(POINT_NAMES, points, strict=True)),
                     "counts": counts[:],
                     "won": won,
                     "made": made,
@@ -763,7 +763,7 @@ class SchmierState(GameState):
                 {"leader": lead, "cards": list(cards), "winner": w} for lead, cards, w in self.tricks
             ],
             "tricks_won": self.tricks_won[:],
-            "points": dict(zip(POINT_NAMES, self.points)),
+            "points": dict(zip(POINT_NAMES, self.points, strict=True)),
             "counts": self.counts[:],
             "scores": self.scores[:],
             "target": TARGET,
