@@ -223,7 +223,8 @@ def compute_standings(
                 if ta != tb:
                     h2h[a][b].add(1.0 if ranks[ta] < ranks[tb] else 0.0 if ranks[ta] > ranks[tb] else 0.5)
         # Ratings: one openskill "team" of one player per game team.
-        updated = model.rate([[ratings[name]] for name in r.teams], ranks=ranks)
+        # list[float](ranks): the same ints, typed as openskill's rate() asks.
+        updated = model.rate([[ratings[name]] for name in r.teams], ranks=list[float](ranks))
         for name, new in zip(r.teams, updated, strict=False):
             ratings[name] = new[0]
 

@@ -71,7 +71,7 @@ async def _read_lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[bytes]:
             return
         if not data:
             return
-        for line in framer.feed(data):
+        for line in framer.feed(bytes(data)):  # bytes(b) is b itself: no copy
             if line is not TOO_LONG:
                 yield line  # type: ignore[misc]
 

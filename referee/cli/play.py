@@ -6,7 +6,7 @@ import dataclasses
 import math
 import secrets
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import trio
 import typer
@@ -42,7 +42,7 @@ _LIMIT_FLAGS = {
 def limits_from_flags(values: dict[str, int]) -> Limits:
     """The match limits from ``referee play``'s flags, checked by the same model (and
     bounds) as a tournament file's ``[limits]``; a bad value is one ``UserError``."""
-    fields: dict[str, float | int] = {}
+    fields: dict[str, Any] = {}
     for flag, value in values.items():
         field, scale = _LIMIT_FLAGS[flag]
         try:
@@ -52,11 +52,11 @@ def limits_from_flags(values: dict[str, int]) -> Limits:
     try:
         return LimitsConfig(**fields).to_limits()
     except ValidationError as exc:
-        field = exc.errors(include_url=False)[0]["loc"][0]
-        flag = next(f for f, (name, _) in _LIMIT_FLAGS.items() if name == field)
+        bad = exc.errors(include_url=False)[0]["loc"][0]
+        flag = next(f for f, (name, _) in _LIMIT_FLAGS.items() if name == bad)
         given = str(values[flag])
         given = given if len(given) <= 24 else f"{given[:12]}…({len(given)} digits)"
-        raise UserError(f"{flag} must be {_range_text(field, _LIMIT_FLAGS[flag][1])}, got {given}") from None
+        raise UserError(f"{flag} must be {_range_text(*_LIMIT_FLAGS[flag])}, got {given}") from None
 
 
 def _num(x: float) -> str:

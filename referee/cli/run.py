@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,8 +36,8 @@ def build_tournament(
     *,
     game: str | None = None,
     players: int | None = None,
-    options: list[str] = (),
-    entrants: list[str] = (),
+    options: Sequence[str] = (),
+    entrants: Sequence[str] = (),
     seed: int | None = None,
     games_per_pairing: int | None = None,
     jobs: int | None = None,

@@ -102,6 +102,7 @@ def event_entry_bytes(event_json: bytes, to: tuple[int, ...] | None) -> bytes:
     """A record ``event`` line from an event already encoded once."""
     tail = _TO_TAILS.get(to)
     if tail is None:
+        assert to is not None  # None's tail is there from the start
         tail = _TO_TAILS[to] = b',"to":' + to_json(list(to)) + b"}\n"
     return b'{"record":"event","event":' + event_json + tail
 

@@ -40,7 +40,7 @@ from ..base import (
 )
 from ..cards import STANDARD_DECK, randbelow, shuffle
 from .board import HOME_HOLES, START, board_for
-from .notation import Action, Discard
+from .notation import Action, Play
 
 PEGS = 5
 NUM_TEAMS = 2
@@ -287,7 +287,7 @@ class PegsAndJokersState(GameState):
         hand = self.hands[self.seat]
         if parsed.card not in hand:
             raise IllegalAction(f"{parsed.card} is not in the hand of seat {self.seat}")
-        if isinstance(parsed, Discard):
+        if not isinstance(parsed, Play):  # a Discard
             raise IllegalAction(
                 f"{action!r}: a discard is allowed only without a legal non-joker move (PJ-4.3)"
             )
@@ -640,7 +640,7 @@ class PegsAndJokersState(GameState):
         board = self.board
         forwards = self._forwards
         #: options[p][n]: ``_forwards`` options of peg p by n = 1 … 7 on this board.
-        options = {p: [[]] + forwards(c, p, gaps.get(p, L), range(1, 8)) for p in movable}
+        options: dict[int, list] = {p: [[]] + forwards(c, p, gaps.get(p, L), range(1, 8)) for p in movable}
         seen: set = set()
         texts: list[str] = []
         moves: list = []

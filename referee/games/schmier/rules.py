@@ -125,7 +125,7 @@ STRENGTH: list[list[dict[str, int]]] = [
 NON_TRUMPS = [frozenset(c for c in CARDS if EFFECTIVE[t][c] != t) for t in range(4)]
 #: DEALER_MAY[t][need_other > 0][need_trump > 0]: what the dealer may still
 #: discard (SC-5.2) given which kinds of discard are still due.
-DEALER_MAY = [
+DEALER_MAY: list[list[list[frozenset[str]]]] = [
     [
         [frozenset(), frozenset(c for c in CARDS if EFFECTIVE[t][c] == t and c not in PROTECTED[t])],
         [NON_TRUMPS[t], frozenset(c for c in CARDS if c not in PROTECTED[t])],
@@ -453,9 +453,10 @@ class SchmierState(GameState):
             assert actor is not None
             return self._discard_legal(actor)
         if phase == DEALER_DISCARD:
+            assert actor is not None
             # SC-5.2: what is left to discard keeps the rule satisfiable.
             may = DEALER_MAY[self.trump][self._need_other > 0][self._need_trump > 0]
-            return list(filter(may.__contains__, self.hands[actor]))  # type: ignore[index]
+            return list(filter(may.__contains__, self.hands[actor]))
         if phase == TRUMP:
             return SUIT_LEGAL
         return NO_ACTIONS
