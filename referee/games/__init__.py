@@ -6,7 +6,7 @@ to its ``GameSpec``.  The registry is explicit (no import-time registration).
 
 from __future__ import annotations
 
-from . import back_alley, pegs_and_jokers, schmier  # noqa: E402
+from . import back_alley, pegs_and_jokers, schmier
 from .base import (
     Action,
     Event,
