@@ -43,7 +43,7 @@ class OutputError(UserFault):
     exit_code = EXIT_OUTPUT
 
     @classmethod
-    def of(cls, path: os.PathLike | str, exc: OSError, what: str = "") -> "OutputError":
+    def of(cls, path: os.PathLike | str, exc: OSError, what: str = "") -> OutputError:
         """``cannot write record /x/r.jsonl: No space left on device``."""
         return cls(f"cannot write {what + ' ' if what else ''}{path}: {exc.strerror or exc}")
 

@@ -249,7 +249,7 @@ class Tournament:
     def entrant(self, name: str) -> Entrant:
         return next(e for e in self.entrants if e.name == name)
 
-    def with_secret(self, secret: bytes) -> "Tournament":
+    def with_secret(self, secret: bytes) -> Tournament:
         return dataclasses.replace(self, secret=secret, _schedule=[])
 
     def schedule(self) -> list[ScheduledGame]:
@@ -446,7 +446,7 @@ def describe_differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix:
                 out.extend(describe_differences(old[key], new[key], name))
         return out
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new)):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
             out.extend(describe_differences(a, b, f"{prefix}[{i}]"))
         return out
     if isinstance(old, list) and isinstance(new, list):

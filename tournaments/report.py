@@ -11,9 +11,16 @@ import time
 from collections import Counter
 from typing import Any, TextIO
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.progress import (
-    BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn,
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
     TimeRemainingColumn,
 )
 from rich.table import Table
@@ -62,9 +69,11 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
     notes += sandbox_notes(data.get("sandbox"))
     caption = "; ".join(notes) or None
     main = Table(title=f"{title} ({played} games)", caption=caption, header_style="bold")
-    for col, justify in [("#", "right"), ("entrant", "left"), ("games", "right"), ("W-D-L", "right"),
-                         ("win rate [95% Wilson]", "right"), ("score diff/game [95% CI]", "right"),
-                         ("rating μ±σ", "right"), ("forfeits", "left")]:
+    main_columns: list[tuple[str, JustifyMethod]] = [
+        ("#", "right"), ("entrant", "left"), ("games", "right"), ("W-D-L", "right"),
+        ("win rate [95% Wilson]", "right"), ("score diff/game [95% CI]", "right"),
+        ("rating μ±σ", "right"), ("forfeits", "left")]
+    for col, justify in main_columns:
         main.add_column(col, justify=justify, no_wrap=True)
     for e in data["entrants"]:
         reasons = ", ".join(f"{k} {v}" for k, v in e["forfeits_by_reason"].items()) or "–"
@@ -96,8 +105,10 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
     if data["paired"]:
         paired = Table(title="Duplicate deals (A's mean score minus B's per deal, every seating)",
                        header_style="bold")
-        for col, justify in [("A", "left"), ("B", "left"), ("deals", "right"), ("A better-equal-B better", "right"),
-                             ("mean diff [95% CI]", "right"), ("left out (forfeit)", "right")]:
+        paired_columns: list[tuple[str, JustifyMethod]] = [
+            ("A", "left"), ("B", "left"), ("deals", "right"), ("A better-equal-B better", "right"),
+            ("mean diff [95% CI]", "right"), ("left out (forfeit)", "right")]
+        for col, justify in paired_columns:
             paired.add_column(col, justify=justify, no_wrap=True)
         for p in data["paired"]:
             paired.add_row(p["a"], p["b"], str(p["deals"]), f"{p['a_better']}-{p['equal']}-{p['b_better']}",
@@ -132,7 +143,7 @@ class RichProgress:
             TextColumn("faults {task.fields[faults]}"),
             console=self.console, transient=False,
         )
-        self.task = None
+        self.task: TaskID | None = None  # set by start()
         self.faults = 0
 
     def start(self, *, total: int, done: int, faults: int) -> None:
@@ -149,6 +160,7 @@ class RichProgress:
             self.progress.console.print(
                 f"game {result.game_id}: {f.entrant} (seat {f.seat}) forfeits: {f.reason}: {f.message}",
                 markup=False, highlight=False)
+        assert self.task is not None, "advance() before start()"
         self.progress.update(self.task, advance=1, faults=self.faults)
 
     def finish(self) -> None:

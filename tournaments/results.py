@@ -56,7 +56,7 @@ class GameFault:
                 "reason": self.reason, "message": self.message}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "GameFault":
+    def from_json(cls, data: dict[str, Any]) -> GameFault:
         return cls(int(data["seat"]), int(data["team"]), str(data["entrant"]),
                    str(data["reason"]), str(data.get("message", "")))
 
@@ -85,7 +85,7 @@ class GameResult:
         return (self.pairing, self.deal)
 
     @classmethod
-    def from_match(cls, game: ScheduledGame, result: MatchResult, record: str | None) -> "GameResult":
+    def from_match(cls, game: ScheduledGame, result: MatchResult, record: str | None) -> GameResult:
         fault = None
         if result.fault is not None:
             team = team_of_seat(result.fault.seat, len(game.teams))
@@ -128,7 +128,7 @@ class GameResult:
         return (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "GameResult":
+    def from_json(cls, data: dict[str, Any]) -> GameResult:
         return cls(
             game_id=int(data["game_id"]),
             pairing=tuple(data["pairing"]),

@@ -38,6 +38,7 @@ is left, and the next run resumes and writes the standings.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import datetime as _dt
@@ -286,7 +287,7 @@ def _set_aside(out: OutputDir, parsed: ParsedResults, rejected: list[tuple[Resul
     Each side line is ``{"rejected_at", "line", "game_id", "problem", "raw"}``;
     ``raw`` is the line without its newline, undecodable bytes escaped so
     that ``raw.encode("utf-8", "surrogateescape")`` gives them back exactly."""
-    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     side = b"".join(
         (json.dumps({"rejected_at": now, "line": line.number, "game_id": line.claimed_game, "problem": problem,
                      "raw": line.raw[:-1].decode("utf-8", "surrogateescape")}) + "\n").encode("ascii")
@@ -334,10 +335,8 @@ def write_atomic(path: Path, data: bytes) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass
         raise OutputError.of(path, exc) from None
     _fsync_dir(path.parent)
 

@@ -215,7 +215,7 @@ def compute_standings(
                 else:
                     row.opponent_forfeits += 1
         if r.status != "forfeit":
-            for name, diff in zip(r.teams, score_differences(r)):
+            for name, diff in zip(r.teams, score_differences(r), strict=False):
                 rows[name].score_diffs.append(diff)
         ranks = placing(r)
         for ta, a in enumerate(r.teams):
@@ -223,8 +223,9 @@ def compute_standings(
                 if ta != tb:
                     h2h[a][b].add(1.0 if ranks[ta] < ranks[tb] else 0.0 if ranks[ta] > ranks[tb] else 0.5)
         # Ratings: one openskill "team" of one player per game team.
-        updated = model.rate([[ratings[name]] for name in r.teams], ranks=ranks)
-        for name, new in zip(r.teams, updated):
+        # list[float](ranks): the same ints, typed as openskill's rate() asks.
+        updated = model.rate([[ratings[name]] for name in r.teams], ranks=list[float](ranks))
+        for name, new in zip(r.teams, updated, strict=False):
             ratings[name] = new[0]
 
     for name, row in rows.items():

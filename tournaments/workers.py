@@ -27,6 +27,7 @@ a worker, or a worker that dies, is a referee bug: ``WorkerError``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -70,7 +71,7 @@ async def _read_lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[bytes]:
             return
         if not data:
             return
-        for line in framer.feed(data):
+        for line in framer.feed(bytes(data)):  # bytes(b) is b itself: no copy
             if line is not TOO_LONG:
                 yield line  # type: ignore[misc]
 
@@ -148,10 +149,8 @@ class _Worker:
         proc = self.process
         with trio.CancelScope(shield=True):
             if proc.stdin is not None:
-                try:
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     await proc.stdin.aclose()
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    pass
             with trio.move_on_after(stop_s):
                 await proc.wait()
             if proc.returncode is None:

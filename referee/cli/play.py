@@ -6,14 +6,18 @@ import dataclasses
 import math
 import secrets
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any
 
 import trio
 import typer
 from pydantic import ValidationError
 
 from referee.cli.common import (
-    bot_specs_for_seats, make_console, parse_option_pairs, resolve_sandbox, score_table,
+    bot_specs_for_seats,
+    make_console,
+    parse_option_pairs,
+    resolve_sandbox,
+    score_table,
 )
 from referee.cli.errors import UserError
 from referee.games import GAMES, Outcome, get_game
@@ -38,7 +42,7 @@ _LIMIT_FLAGS = {
 def limits_from_flags(values: dict[str, int]) -> Limits:
     """The match limits from ``referee play``'s flags, checked by the same model (and
     bounds) as a tournament file's ``[limits]``; a bad value is one ``UserError``."""
-    fields: dict[str, float | int] = {}
+    fields: dict[str, Any] = {}
     for flag, value in values.items():
         field, scale = _LIMIT_FLAGS[flag]
         try:
@@ -48,11 +52,11 @@ def limits_from_flags(values: dict[str, int]) -> Limits:
     try:
         return LimitsConfig(**fields).to_limits()
     except ValidationError as exc:
-        field = exc.errors(include_url=False)[0]["loc"][0]
-        flag = next(f for f, (name, _) in _LIMIT_FLAGS.items() if name == field)
+        bad = exc.errors(include_url=False)[0]["loc"][0]
+        flag = next(f for f, (name, _) in _LIMIT_FLAGS.items() if name == bad)
         given = str(values[flag])
         given = given if len(given) <= 24 else f"{given[:12]}…({len(given)} digits)"
-        raise UserError(f"{flag} must be {_range_text(field, _LIMIT_FLAGS[flag][1])}, got {given}") from None
+        raise UserError(f"{flag} must be {_range_text(*_LIMIT_FLAGS[flag])}, got {given}") from None
 
 
 def _num(x: float) -> str:
@@ -122,13 +126,14 @@ def register(app: typer.Typer) -> None:
         bot: Annotated[list[str], typer.Option(
             "--bot", "-b", help="Bot command, once per team (each seat of the team runs its own "
             "process) or once per seat, in seat/team order. Quote commands with arguments.")],
-        seed: Annotated[Optional[int], typer.Option(help="Game seed (default: random, printed).")] = None,
-        record: Annotated[Optional[Path], typer.Option(
+        seed: Annotated[int | None, typer.Option(help="Game seed (default: random, printed).")] = None,
+        record: Annotated[Path | None, typer.Option(
             help="Where to write the match record (default records/GAME-seedN.jsonl).")] = None,
-        players: Annotated[Optional[int], typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
+        players: Annotated[int | None, typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
         option: Annotated[list[str], typer.Option(
-            "--option", "-o", help="Game option KEY=VALUE, e.g. max_redeals=5.")] = [],
-        name: Annotated[list[str], typer.Option("--name", help="Display name per --bot, in order.")] = [],
+            "--option", "-o", help="Game option KEY=VALUE, e.g. max_redeals=5.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+        name: Annotated[list[str], typer.Option(
+            "--name", help="Display name per --bot, in order.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         decision_ms: Annotated[int, typer.Option(help="Time limit per decision, in ms.")] = 1000,
         handshake_ms: Annotated[int, typer.Option(help="Time limit for a bot's ready, in ms.")] = 10000,
         time_bank_ms: Annotated[int, typer.Option(help="Extra time per bot per game, in ms.")] = 0,
@@ -146,7 +151,7 @@ def register(app: typer.Typer) -> None:
             _DEFAULTS.max_line_bytes),
         stderr_keep_bytes: Annotated[int, typer.Option(
             help="Bytes of each bot's stderr kept in its file; the rest is dropped.")] = _DEFAULTS.stderr_keep_bytes,
-        stderr_dir: Annotated[Optional[Path], typer.Option(
+        stderr_dir: Annotated[Path | None, typer.Option(
             help="Folder for each bot's stderr (default: next to the record).")] = None,
         sandbox: Annotated[SandboxMode, typer.Option(
             help="auto: run each bot in a bubblewrap sandbox when bwrap works, else say so and run "

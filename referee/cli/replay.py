@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,8 +19,7 @@ def header_lines(rec: Record) -> list[str]:
     h = rec.header
     opts = ", ".join(f"{k}={v}" for k, v in h.options.items())
     lines = [f"{h.game} (rules {h.rules_version or '?'}), seed {h.seed}" + (f", {opts}" if opts else "")]
-    for s in h.seats:
-        lines.append(f"  seat {s.seat} team {s.team}: {s.name}  [{' '.join(s.command)}]")
+    lines.extend(f"  seat {s.seat} team {s.team}: {s.name}  [{' '.join(s.command)}]" for s in h.seats)
     return lines
 
 
@@ -28,8 +27,8 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def replay(
         record: Annotated[Path, typer.Argument(help="A match record (.jsonl) written by play or run.")],
-        deal: Annotated[Optional[int], typer.Option(help="Show only this deal (card games).")] = None,
-        seat: Annotated[Optional[int], typer.Option(help="Show only what this seat could see.")] = None,
+        deal: Annotated[int | None, typer.Option(help="Show only this deal (card games).")] = None,
+        seat: Annotated[int | None, typer.Option(help="Show only what this seat could see.")] = None,
         verify: Annotated[bool, typer.Option(
             "--verify", help="Re-simulate the record through the engine; exit 1 at the first divergence.")] = False,
         summary: Annotated[bool, typer.Option("--summary", help="Only the score table and result.")] = False,

@@ -13,8 +13,9 @@ from __future__ import annotations
 import dataclasses
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import trio
 import typer
@@ -27,7 +28,6 @@ from tournaments.config import MAX_TIME_S, Tournament, load_file, parse, parse_s
 from tournaments.report import PlainProgress, RichProgress, print_standings
 from tournaments.runner import open_output, run_tournament, standings_paths
 
-
 _MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
 
 
@@ -36,8 +36,8 @@ def build_tournament(
     *,
     game: str | None = None,
     players: int | None = None,
-    options: list[str] = (),
-    entrants: list[str] = (),
+    options: Sequence[str] = (),
+    entrants: Sequence[str] = (),
     seed: int | None = None,
     games_per_pairing: int | None = None,
     jobs: int | None = None,
@@ -104,36 +104,38 @@ def describe_plan(t: Tournament, done: int, isolation: str | None = None) -> str
 def register(app: typer.Typer) -> None:
     @app.command()
     def run(
-        tournament: Annotated[Optional[Path], typer.Argument(
+        tournament: Annotated[Path | None, typer.Argument(
             help="Tournament file (TOML). Optional when --game and --entrant give the settings.")] = None,
-        jobs: Annotated[Optional[int], typer.Option(
-            "--jobs", "-j", min=1, help="Games played at once (default: the file's, else the number of cores).")] = None,
-        pin_cores: Annotated[Optional[bool], typer.Option(
+        jobs: Annotated[int | None, typer.Option(
+            "--jobs", "-j", min=1,
+            help="Games played at once (default: the file's, else the number of cores).")] = None,
+        pin_cores: Annotated[bool | None, typer.Option(
             "--pin-cores/--no-pin-cores",
             help="Run each game's referee worker and bots on one core (default: the file's, else on). "
                  "Turn off for bots that use several threads.")] = None,
-        output: Annotated[Optional[Path], typer.Option(
+        output: Annotated[Path | None, typer.Option(
             help="Output directory; an existing one is resumed.")] = None,
-        seed: Annotated[Optional[int], typer.Option(help="Tournament seed (all deal seeds derive from it).")] = None,
-        game: Annotated[Optional[str], typer.Option(help="back-alley, schmier or pegs-and-jokers.")] = None,
-        players: Annotated[Optional[int], typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
+        seed: Annotated[int | None, typer.Option(help="Tournament seed (all deal seeds derive from it).")] = None,
+        game: Annotated[str | None, typer.Option(help="back-alley, schmier or pegs-and-jokers.")] = None,
+        players: Annotated[int | None, typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
         option: Annotated[list[str], typer.Option(
-            "--option", "-o", help="Game option KEY=VALUE (repeatable).")] = [],
+            "--option", "-o", help="Game option KEY=VALUE (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         entrant: Annotated[list[str], typer.Option(
-            "--entrant", "-e", help="Add an entrant NAME=COMMAND, run in the current directory (repeatable).")] = [],
-        games_per_pairing: Annotated[Optional[int], typer.Option(
+            "--entrant", "-e",
+            help="Add an entrant NAME=COMMAND, run in the current directory (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+        games_per_pairing: Annotated[int | None, typer.Option(
             "--games-per-pairing", "-n", min=1,
             help="Deal seeds per pairing; each is played in every seating of the pairing.")] = None,
-        decision_ms: Annotated[Optional[int], typer.Option(
+        decision_ms: Annotated[int | None, typer.Option(
             min=1, max=_MAX_MS, help="Time limit per decision, in ms.")] = None,
-        handshake_ms: Annotated[Optional[int], typer.Option(
+        handshake_ms: Annotated[int | None, typer.Option(
             min=1, max=_MAX_MS, help="Time limit for a bot's ready, in ms.")] = None,
-        time_bank_ms: Annotated[Optional[int], typer.Option(
+        time_bank_ms: Annotated[int | None, typer.Option(
             min=0, max=_MAX_MS, help="Extra time per bot per game, in ms.")] = None,
-        sandbox: Annotated[Optional[SandboxMode], typer.Option(
+        sandbox: Annotated[SandboxMode | None, typer.Option(
             help="auto | required | off: run each bot in a bubblewrap sandbox (default: the file's, else "
                  "auto: bubblewrap when it works, else say so and run unisolated; docs/security.md).")] = None,
-        secret: Annotated[Optional[str], typer.Option(
+        secret: Annotated[str | None, typer.Option(
             metavar="HEX", help="Tournament secret, 64 hex digits (default: the file's secret_file, else the "
                                 "output directory's own, made at its first run). Deal seeds derive from it.")] = None,
         quiet: Annotated[bool, typer.Option(

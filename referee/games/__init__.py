@@ -6,6 +6,7 @@ to its ``GameSpec``.  The registry is explicit (no import-time registration).
 
 from __future__ import annotations
 
+from . import back_alley, pegs_and_jokers, schmier
 from .base import (
     Action,
     Event,
@@ -19,8 +20,6 @@ from .base import (
     ParsedAction,
     team_of_seat,
 )
-
-from . import back_alley, pegs_and_jokers, schmier  # noqa: E402
 
 #: Registry name -> GameSpec.  Explicit, like chess.variant.VARIANTS: adding a
 #: game means adding its package here (and to the conformance test's CONFIGS).

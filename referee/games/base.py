@@ -83,7 +83,7 @@ class ParsedAction(abc.ABC):
 
     @classmethod
     @abc.abstractmethod
-    def _parse(cls, text: object) -> "ParsedAction":
+    def _parse(cls, text: object) -> ParsedAction:
         """The value of any action text of the game; ``InvalidAction`` for text that is none."""
 
     @abc.abstractmethod
@@ -161,7 +161,7 @@ class Outcome:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> "Outcome":
+    def from_json(cls, data: Mapping[str, JSON]) -> Outcome:
         return cls(
             status=data["status"],
             winners=tuple(data["winners"]),
@@ -200,7 +200,7 @@ class GameState(abc.ABC):
     def outcome(self) -> Outcome | None: ...
 
     @abc.abstractmethod
-    def clone(self) -> "GameState": ...
+    def clone(self) -> GameState: ...
 
     def is_over(self) -> bool:
         return self.outcome() is not None

@@ -409,7 +409,8 @@ class Jail:
         size = str(self.scratch_mb << 20)
         # The private tmpfs folders first: a bot's own folder may lie under /tmp.
         args += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", SCRATCH, "--dir", str(here)]
-        hidden = [h for h in (Path(os.path.abspath(x)) for x in (*self.hide, *REFEREE_DIRS)) if os.path.lexists(h)]
+        roots: tuple[str | Path, ...] = (*self.hide, *REFEREE_DIRS)
+        hidden = [h for h in (Path(os.path.abspath(x)) for x in roots) if os.path.lexists(h)]
         budget = [MAX_BINDS]
         for p in ro:
             if not _within(p, hidden):

@@ -13,6 +13,7 @@ says why not, and the watchdog (``sandbox``) is the only cap.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import secrets
@@ -69,10 +70,8 @@ def _sweep_stale(parents: set[Path]) -> None:
         for child in children:
             pid = child.name.split("-", 1)[0]
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                try:
+                with contextlib.suppress(OSError):
                     os.rmdir(child)
-                except OSError:
-                    pass
 
 
 def new_name() -> str:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, BinaryIO, Literal, Union
+from typing import Annotated, Any, BinaryIO, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
 from pydantic_core import to_json
@@ -63,7 +63,8 @@ class RecordWriter:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         try:
-            self._file: BinaryIO = open(self.path, "wb")
+            # Held open across writes and closed by close(): no with-block fits.
+            self._file: BinaryIO = open(self.path, "wb")  # noqa: SIM115
         except OSError as exc:
             raise OutputError.of(self.path, exc, "record") from None
 
@@ -101,6 +102,7 @@ def event_entry_bytes(event_json: bytes, to: tuple[int, ...] | None) -> bytes:
     """A record ``event`` line from an event already encoded once."""
     tail = _TO_TAILS.get(to)
     if tail is None:
+        assert to is not None  # None's tail is there from the start
         tail = _TO_TAILS[to] = b',"to":' + to_json(list(to)) + b"}\n"
     return b'{"record":"event","event":' + event_json + tail
 
@@ -198,7 +200,7 @@ class ResultLine(_Line):
 
 
 #: A line after the header.
-Entry = Union[ReadyLine, EventLine, DecisionLine, FaultLine]
+Entry = ReadyLine | EventLine | DecisionLine | FaultLine
 _KINDS = {"header", "ready", "event", "decision", "fault", "result"}
 
 
@@ -217,12 +219,10 @@ class _UnknownLine(BaseModel):
 
 
 _LINE: TypeAdapter[Any] = TypeAdapter(Annotated[
-    Union[
-        Annotated[HeaderLine, Tag("header")], Annotated[ReadyLine, Tag("ready")],
-        Annotated[EventLine, Tag("event")], Annotated[DecisionLine, Tag("decision")],
-        Annotated[FaultLine, Tag("fault")], Annotated[ResultLine, Tag("result")],
-        Annotated[_UnknownLine, Tag("unknown")],
-    ],
+    Annotated[HeaderLine, Tag("header")] | Annotated[ReadyLine, Tag("ready")]
+    | Annotated[EventLine, Tag("event")] | Annotated[DecisionLine, Tag("decision")]
+    | Annotated[FaultLine, Tag("fault")] | Annotated[ResultLine, Tag("result")]
+    | Annotated[_UnknownLine, Tag("unknown")],
     Discriminator(_kind, custom_error_type="not_a_record_line",
                   custom_error_message="not a record line (no \"record\" kind)"),
 ])

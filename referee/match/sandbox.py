@@ -30,6 +30,7 @@ is signalled.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import secrets
@@ -296,10 +297,8 @@ def signal_group(family: Family, sig: int) -> None:
     stat = _read_stat(family.root)
     if stat is not None and family.root_start is not None and stat[3] != family.root_start:
         return
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(family.root, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 async def sweep(family: Family, rounds: int = 50) -> int:

@@ -42,7 +42,7 @@ def verify_record(rec: Record) -> Verification:
     pending = deque((e.data, list(e.to) if e.to is not None else None) for e in events)
     decisions = 0
     forfeited = False
-    for line_no, entry in zip(rec.line_numbers, rec.entries):
+    for line_no, entry in zip(rec.line_numbers, rec.entries, strict=True):
         if isinstance(entry, EventLine):
             if not pending:
                 return Verification(False, f"line {line_no}: recorded event {_short(entry.event)} "

@@ -121,10 +121,8 @@ class PegsAndJokersRenderer(Renderer):
             elif kind == "game_over":
                 end = ev
         winners = seq(end.get("winners")) if end else []
-        rows = []
-        for seat in range(players):
-            rows.append([f"seat {seat}", str(seat % 2), str(board.home_count(seat)),
-                         str(hits[seat]), str(turns[seat]), ""])
+        rows = [[f"seat {seat}", str(seat % 2), str(board.home_count(seat)), str(hits[seat]), str(turns[seat]), ""]
+                for seat in range(players)]
         for team in (0, 1):
             seats = range(team, players, 2)
             if end is None:

@@ -49,15 +49,15 @@ class _Deal:
         self.dealer = event.get("dealer")
         self.scores_before = event.get("scores")
         self.hands: dict[int, list[str]] = {}
-        self.bids: list[tuple[int, str]] = []
+        self.bids: list[tuple[int | None, str]] = []  # a seat the record lacks shows as "?"
         self.redeal: dict[str, Any] | None = None
         self.contract: dict[str, Any] | None = None
         self.trump: str | None = None
-        self.discarded: dict[int, list[str]] = {}  # visible face-down discards
+        self.discarded: dict[int, list[Any]] = {}  # visible face-down discards, as recorded
         self.drew: dict[int, int] = {}  # public counts
         self.drawn: dict[int, list[str]] = {}  # visible drawn cards
         self.tricks: list[dict[str, Any]] = []
-        self.pending: list[tuple[int, str]] = []  # plays of an unfinished trick
+        self.pending: list[tuple[int | None, Any]] = []  # plays of an unfinished trick, as recorded
         self.score: dict[str, Any] | None = None
         self.end: dict[str, Any] | None = None
 
@@ -80,10 +80,17 @@ def _deals(entries: Sequence[Entry]) -> tuple[list[_Deal], dict[str, Any] | None
         if cur is None:
             continue
         seat = integer(ev.get("seat"))
-        if seat is None and kind in ("hand", "discard", "draw", "drawn"):
-            continue  # nowhere to show it
-        if kind == "hand":
-            cur.hands[seat] = list(seq(ev.get("cards")))
+        if kind in ("hand", "discard", "draw", "drawn"):
+            if seat is None:
+                continue  # nowhere to show it
+            if kind == "hand":
+                cur.hands[seat] = list(seq(ev.get("cards")))
+            elif kind == "discard":
+                cur.discarded.setdefault(seat, []).append(ev.get("card"))
+            elif kind == "draw":
+                cur.drew[seat] = ev.get("count", 0)
+            else:
+                cur.drawn[seat] = list(seq(ev.get("cards")))
         elif kind == "bid":
             cur.bids.append((seat, str(ev.get("bid"))))
         elif kind == "redeal":
@@ -92,12 +99,6 @@ def _deals(entries: Sequence[Entry]) -> tuple[list[_Deal], dict[str, Any] | None
             cur.contract = ev
         elif kind == "trump":
             cur.trump = ev.get("trump")
-        elif kind == "discard":
-            cur.discarded.setdefault(seat, []).append(ev.get("card"))
-        elif kind == "draw":
-            cur.drew[seat] = ev.get("count", 0)
-        elif kind == "drawn":
-            cur.drawn[seat] = list(seq(ev.get("cards")))
         elif kind == "play":
             cur.pending.append((seat, ev.get("card")))
         elif kind == "trick":
@@ -162,8 +163,7 @@ def _render_deal(d: _Deal, viewer: int | None) -> list[str]:
     out = [f"Deal {d.number} · dealer seat {d.dealer} · scores before {before}"]
     if d.hands:
         out.append("  hands:")
-        for s in sorted(d.hands):
-            out.append(f"    seat {s} ({_team_of(s)}): {_cards(d.hands[s])}")
+        out.extend(f"    seat {s} ({_team_of(s)}): {_cards(d.hands[s])}" for s in sorted(d.hands))
     if d.bids:
         out.append("  bids: " + ", ".join(f"s{_seat(s)} {b}" for s, b in d.bids))
     if d.redeal is not None:
@@ -181,8 +181,7 @@ def _render_deal(d: _Deal, viewer: int | None) -> list[str]:
     exchange_seats = sorted(set(d.drew) | set(d.discarded) | set(d.drawn))
     if exchange_seats:
         out.append("  discards and draws:")
-        for s in _clockwise_from(d.dealer, exchange_seats):
-            out.append("    " + _exchange_line(d, s))
+        out.extend("    " + _exchange_line(d, s) for s in _clockwise_from(d.dealer, exchange_seats))
     if d.tricks or d.pending:
         out.append("  tricks:")
         for tr in d.tricks:

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+
 from ..base import (
-    merge_options,
-    positive_int,
     JSON,
     Event,
     GameSpec,
     GameState,
     IllegalAction,
     Outcome,
+    merge_options,
+    positive_int,
     team_of_seat,
 )
 from ..cards import RANK_INDEX, SUITS, randbelow, shuffle
@@ -132,7 +133,7 @@ class BackAlleyState(GameState):
         redeals: int = 0,
         seed: int = 0,
         options: Mapping[str, JSON] | None = None,
-    ) -> tuple["BackAlleyState", list[Event]]:
+    ) -> tuple[BackAlleyState, list[Event]]:
         """A game whose current deal is given explicitly (tests, tools).
 
         ``hands[s]`` is seat ``s``'s dealt hand (``h`` cards for deal number
@@ -203,8 +204,7 @@ class BackAlleyState(GameState):
             "type": "deal", "deal": self._deal, "h": h, "dealer": self._dealer,
             "redeals": self._redeals, "turn_up": turn_up, "trump": trump,
         }))
-        for s in range(4):
-            events.append(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)))
+        events.extend(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)) for s in range(4))
         if trump is None:
             other = "LJ" if turn_up == "BJ" else "BJ"
             for s in range(4):
@@ -357,7 +357,7 @@ class BackAlleyState(GameState):
         for i in (1, 2, 3):
             c = trick[i]
             s = esuit[c]
-            if s == led or s == trump:
+            if s in (led, trump):
                 k = key[c]
                 if k > best:
                     best, win = k, i
@@ -461,7 +461,7 @@ class BackAlleyState(GameState):
 
     # -- copying ----------------------------------------------------------
 
-    def clone(self) -> "BackAlleyState":
+    def clone(self) -> BackAlleyState:
         new = object.__new__(BackAlleyState)
         for name in self.__slots__:
             setattr(new, name, getattr(self, name))

@@ -52,6 +52,7 @@ class Action(ParsedAction):
     """A Pegs and Jokers action: a ``Play`` or a ``Discard``."""
 
     __slots__ = ()
+    card: str  # both kinds have one (a field of each subclass)
 
     @classmethod
     def _parse(cls, text: object) -> Action:

@@ -26,8 +26,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from ..base import (
-    merge_options,
-    positive_int,
     JSON,
     Event,
     GameSpec,
@@ -36,11 +34,13 @@ from ..base import (
     InvalidAction,
     InvalidOptions,
     Outcome,
+    merge_options,
+    positive_int,
     team_of_seat,
 )
 from ..cards import STANDARD_DECK, randbelow, shuffle
 from .board import HOME_HOLES, START, board_for
-from .notation import Action, Discard
+from .notation import Action, Play
 
 PEGS = 5
 NUM_TEAMS = 2
@@ -56,9 +56,7 @@ _FORWARD = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "9": 9, "T": 10}
 KIND: dict[str, Any] = {"JK": "JK"}
 for _card in STANDARD_DECK:
     _r = _card[0]
-    KIND[_card] = (
-        _FORWARD[_r] if _r in _FORWARD else "K" if _r in "KQJ" else _r
-    )
+    KIND[_card] = _FORWARD.get(_r, "K" if _r in "KQJ" else _r)
 
 
 def deck_for(players: int) -> list[str]:
@@ -113,7 +111,7 @@ class PegsAndJokersState(GameState):
         turn: int = 0,
         max_turns: int = DEFAULT_OPTIONS["max_turns"],
         seed: int = 0,
-    ) -> "PegsAndJokersState":
+    ) -> PegsAndJokersState:
         """A constructed position at the moment ``to_act`` must decide.
 
         ``pegs`` maps a seat to the position texts of (up to 5 of) its pegs
@@ -174,8 +172,7 @@ class PegsAndJokersState(GameState):
             "type": "deal", "deal": 1, "dealer": self.dealer, "players": n,
             "holes": self._L, "cards": len(deck) + DEAL * n, "draw_pile": len(deck),
         }))
-        for s in range(n):
-            events.append(Event({"type": "hand", "seat": s, "cards": list(self.hands[s])}, (s,)))
+        events.extend(Event({"type": "hand", "seat": s, "cards": list(self.hands[s])}, (s,)) for s in range(n))
         self._start_turn(events)
 
     # -- turn flow ----------------------------------------------------------
@@ -290,7 +287,7 @@ class PegsAndJokersState(GameState):
         hand = self.hands[self.seat]
         if parsed.card not in hand:
             raise IllegalAction(f"{parsed.card} is not in the hand of seat {self.seat}")
-        if isinstance(parsed, Discard):
+        if not isinstance(parsed, Play):  # a Discard
             raise IllegalAction(
                 f"{action!r}: a discard is allowed only without a legal non-joker move (PJ-4.3)"
             )
@@ -356,7 +353,7 @@ class PegsAndJokersState(GameState):
             "hits": list(self.hits),
         }
 
-    def clone(self) -> "PegsAndJokersState":
+    def clone(self) -> PegsAndJokersState:
         new = object.__new__(PegsAndJokersState)
         new.__dict__.update(self.__dict__)
         rng = random.Random()
@@ -388,7 +385,7 @@ class PegsAndJokersState(GameState):
                 occ[f] = -1
             pl = pegs[col]
             pl[pl.index(f)] = t
-        for col, f, t in rels:
+        for col, _f, t in rels:
             if t >= L:
                 home[col] |= 1 << (t - L)
             elif t >= 0:
@@ -479,7 +476,7 @@ class PegsAndJokersState(GameState):
             return {}
         ends = track[1:]
         ends.append(track[0] + self._L)
-        return {t: e - t for t, e in zip(track, ends)}
+        return {t: e - t for t, e in zip(track, ends, strict=True)}
 
     # -- legal moves -----------------------------------------------------------
 
@@ -643,7 +640,7 @@ class PegsAndJokersState(GameState):
         board = self.board
         forwards = self._forwards
         #: options[p][n]: ``_forwards`` options of peg p by n = 1 … 7 on this board.
-        options = {p: [[]] + forwards(c, p, gaps.get(p, L), range(1, 8)) for p in movable}
+        options: dict[int, list] = {p: [[]] + forwards(c, p, gaps.get(p, L), range(1, 8)) for p in movable}
         seen: set = set()
         texts: list[str] = []
         moves: list = []
@@ -707,10 +704,9 @@ class PegsAndJokersState(GameState):
                             hits = hits1 + hits2
                             if len(hits) > 1:
                                 hits = tuple(sorted(hits))
-                            if b1 == a:  # b took the hole a left: net, one peg moved
-                                key = (1 << b, a1_bit, hits)
-                            else:
-                                key = (a_bit | 1 << b, a1_bit | 1 << b1, hits)
+                            # b1 == a: b took the hole a left: net, one peg moved
+                            key = ((1 << b, a1_bit, hits) if b1 == a
+                                   else (a_bit | 1 << b, a1_bit | 1 << b1, hits))
                             if key not in seen:
                                 seen.add(key)
                                 texts.append(head1 + text2)

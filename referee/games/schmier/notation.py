@@ -44,8 +44,10 @@ class Action(ParsedAction):
     def _parse(cls, text: object) -> Action:
         if not isinstance(text, str):
             raise InvalidAction(f"an action is a string, not {type(text).__name__}")
-        if text == "pass" or text == "done":
-            return cls(text)
+        if text == "pass":
+            return cls("pass")
+        if text == "done":
+            return cls("done")
         if text in CARD_INDEX:
             return cls("card", text)
         if len(text) == 1 and text in SUITS:

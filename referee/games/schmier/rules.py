@@ -125,7 +125,7 @@ STRENGTH: list[list[dict[str, int]]] = [
 NON_TRUMPS = [frozenset(c for c in CARDS if EFFECTIVE[t][c] != t) for t in range(4)]
 #: DEALER_MAY[t][need_other > 0][need_trump > 0]: what the dealer may still
 #: discard (SC-5.2) given which kinds of discard are still due.
-DEALER_MAY = [
+DEALER_MAY: list[list[list[frozenset[str]]]] = [
     [
         [frozenset(), frozenset(c for c in CARDS if EFFECTIVE[t][c] == t and c not in PROTECTED[t])],
         [NON_TRUMPS[t], frozenset(c for c in CARDS if c not in PROTECTED[t])],
@@ -393,8 +393,7 @@ class SchmierState(GameState):
         self.counts = [0, 0, 0]
         self._by_suit: list[list[list[str]]] = []
         events.append(Event({"type": "deal", "deal": self.deal, "dealer": self.dealer, "scores": self.scores[:]}))
-        for s in range(NUM_SEATS):
-            events.append(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)))
+        events.extend(Event({"type": "hand", "seat": s, "cards": hands[s][:]}, (s,)) for s in range(NUM_SEATS))
 
     def clone(self) -> SchmierState:
         new = object.__new__(SchmierState)
@@ -454,9 +453,10 @@ class SchmierState(GameState):
             assert actor is not None
             return self._discard_legal(actor)
         if phase == DEALER_DISCARD:
+            assert actor is not None
             # SC-5.2: what is left to discard keeps the rule satisfiable.
             may = DEALER_MAY[self.trump][self._need_other > 0][self._need_trump > 0]
-            return list(filter(may.__contains__, self.hands[actor]))  # type: ignore[index]
+            return list(filter(may.__contains__, self.hands[actor]))
         if phase == TRUMP:
             return SUIT_LEGAL
         return NO_ACTIONS
@@ -661,7 +661,8 @@ class SchmierState(GameState):
         tricks = self.tricks
         tricks.append((leader, tuple(trick), winner))
         n = len(tricks)
-        events.append(Event({"type": "trick", "n": n, "leader": leader, "cards": trick, "winner": winner, "team": team}))
+        events.append(Event({"type": "trick", "n": n, "leader": leader, "cards": trick, "winner": winner,
+                             "team": team}))
         self.trick = []
         if n < HAND_SIZE:
             self.leader = self.actor = winner
@@ -693,7 +694,7 @@ class SchmierState(GameState):
                     "declarer": self.declarer,
                     "bid": self.high,
                     "trump": SUITS[self.trump],
-                    "points": dict(zip(POINT_NAMES, points)),
+                    "points": dict(zip(POINT_NAMES, points, strict=True)),
                     "counts": counts[:],
                     "won": won,
                     "made": made,
@@ -763,7 +764,7 @@ class SchmierState(GameState):
                 {"leader": lead, "cards": list(cards), "winner": w} for lead, cards, w in self.tricks
             ],
             "tricks_won": self.tricks_won[:],
-            "points": dict(zip(POINT_NAMES, self.points)),
+            "points": dict(zip(POINT_NAMES, self.points, strict=True)),
             "counts": self.counts[:],
             "scores": self.scores[:],
             "target": TARGET,
