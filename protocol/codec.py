@@ -62,12 +62,12 @@ def encode_event(event: dict[str, Any] | bytes) -> bytes:
     (the runner encodes each event once, for the bots and for the record)."""
     if type(event) is not bytes:
         event = to_json(event)
-    return b'{"type":"event","event":' + event + b"}\n"  # type: ignore[operator]
+    return b'{"type":"event","event":' + event + b"}\n"
 
 
 def encode_game_over(outcome: dict[str, Any], result: str) -> bytes:
     """The ``game_over`` line that ends a game: the outcome, and what it means for the bot's team."""
-    return encode(GameOverMsg(outcome=outcome, result=result))  # type: ignore[arg-type]
+    return encode(GameOverMsg(outcome=outcome, result=result))
 
 
 def _no_number(text: str) -> None:

@@ -237,11 +237,11 @@ class Conversation:
                 line = lines.popleft()
                 if line is TOO_LONG:
                     return self._faulted(Fault("line_too_long", f"a line longer than {self.max_line_bytes} bytes"))
-                event = _read_ready(line)
-                if type(event) is Ready:
+                ready = _read_ready(line)
+                if type(ready) is Ready:
                     self.state = IDLE
-                    return event
-                return self._faulted(event)  # type: ignore[arg-type]
+                    return ready
+                return self._faulted(ready)  # type: ignore[arg-type]
             return self._end() if self._eof else NEED_DATA
         if state is FAULTED:
             return self._fault  # type: ignore[return-value]

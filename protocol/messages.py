@@ -9,7 +9,7 @@ bot's message are refused (``extra="forbid"``), so a typo is caught early.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -100,6 +100,6 @@ class GameOverMsg(BaseModel):
 
 
 RefereeMessage = Annotated[
-    Union[HelloMsg, EventMsg, RequestMsg, GameOverMsg], Field(discriminator="type")
+    HelloMsg | EventMsg | RequestMsg | GameOverMsg, Field(discriminator="type")
 ]
-BotMessage = Annotated[Union[ReadyMsg, ActionMsg], Field(discriminator="type")]
+BotMessage = Annotated[ReadyMsg | ActionMsg, Field(discriminator="type")]

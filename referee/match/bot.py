@@ -14,6 +14,7 @@ shielded schedule: close stdin → grace → SIGTERM → SIGKILL → sweep.
 from __future__ import annotations
 
 import collections
+import contextlib
 import errno
 import os
 import select
@@ -182,7 +183,7 @@ class BotProcess(BotChannel):
         sink = None
         try:
             if self.stderr_path is not None:
-                sink = open(self.stderr_path, "wb")
+                sink = open(self.stderr_path, "wb")  # noqa: SIM115 (closed in the finally below)
             while True:
                 try:
                     data = await self.process.stderr.receive_some(_READ_CHUNK)
@@ -190,7 +191,7 @@ class BotProcess(BotChannel):
                     break
                 if not data:
                     break
-                self._remember_stderr(data)
+                self._remember_stderr(bytes(data))
                 room = self.limits.stderr_keep_bytes - self._stderr_kept
                 if room > 0 and sink is not None:
                     piece = data[:room]
@@ -262,7 +263,7 @@ class BotProcess(BotChannel):
         rest of a partial write goes through ``send_all`` (which waits for room,
         under the caller's deadline).  Raises ``trio.BrokenResourceError`` or
         ``trio.ClosedResourceError`` like ``send_all``."""
-        stdin = self.process.stdin  # type: ignore[union-attr]
+        stdin: Any = self.process.stdin  # type: ignore[union-attr]  # trio's FdStream (has fileno), once started
         try:
             sent = os.write(stdin.fileno(), data)  # trio made the fd non-blocking
         except BlockingIOError:
@@ -296,8 +297,9 @@ class BotProcess(BotChannel):
         proc = self.process
         if self._stdout_eof or proc is None or proc.stdout is None:
             return None
+        stdout: Any = proc.stdout  # trio's FdStream
         try:
-            data = os.read(proc.stdout.fileno(), _READ_CHUNK)  # trio made the fd non-blocking
+            data = os.read(stdout.fileno(), _READ_CHUNK)  # trio made the fd non-blocking
         except OSError:  # BlockingIOError: nothing there yet
             return None
         if not data:
@@ -312,7 +314,7 @@ class BotProcess(BotChannel):
     async def receive_some(self) -> bytes:
         """The next bytes from stdout, ``b""`` at its end.  Cancel from outside for a deadline."""
         assert self.process is not None and self.process.stdout is not None
-        stdout = self.process.stdout
+        stdout: Any = self.process.stdout  # trio's FdStream
         while True:
             if self._early:
                 return self._take_early()
@@ -347,7 +349,8 @@ class BotProcess(BotChannel):
         if self.jail is None or proc is None or proc.stdout is None or family is None:
             return False
         try:
-            pipe = f"pipe:[{os.fstat(proc.stdout.fileno()).st_ino}]"
+            stdout: Any = proc.stdout  # trio's FdStream
+            pipe = f"pipe:[{os.fstat(stdout.fileno()).st_ino}]"
         except (OSError, ValueError):
             return False
         members = family.members(sandbox.Snapshot(0.0, sandbox.scan_procs({})))
@@ -430,10 +433,8 @@ class BotProcess(BotChannel):
                     self.log.info("bot_descendants_killed", rounds=rounds, peak_processes=self.family.peak_processes)
             for stream in (proc.stdout,):
                 if stream is not None:
-                    try:
+                    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         await stream.aclose()
-                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                        pass
             await self._remove_cgroup_when_empty()
 
     def _signal_group(self, sig: int) -> None:

@@ -12,6 +12,7 @@ or in tests in-memory fakes).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import math
 import time
@@ -113,7 +114,7 @@ class _Match:
             ],
             "limits": self.limits.to_json(),
             "sandbox": self.sandbox,
-            "started_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "started_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         }
 
     def _write(self, entry: dict[str, Any]) -> None:
@@ -305,7 +306,7 @@ class _Match:
                 faults[p.seat] = exc
 
         async with trio.open_nursery() as hs:
-            for p, conv in zip(procs, convs):
+            for p, conv in zip(procs, convs, strict=True):
                 hs.start_soon(one, p, conv)
         if faults:
             seat = min(faults)
@@ -455,14 +456,12 @@ class _Match:
         return BotFault(FaultReason.TIMEOUT, message)
 
     async def _say_game_over(self, procs: list[BotChannel], convs: list[Conversation], outcome: Outcome) -> None:
-        for p, conv in zip(procs, convs):
+        for p, conv in zip(procs, convs, strict=True):
             if not p.started:
                 continue
             team = self.spec.team_of(p.seat, self.options)
-            try:
+            with contextlib.suppress(BotFault):  # the game is over; a bot that cannot hear it changes nothing
                 await p.send(conv.send_game_over(outcome.to_json(), result_for_team(outcome, team)), 0.2)
-            except BotFault:
-                pass  # the game is over; a bot that cannot hear it changes nothing
 
 
 class _Late(Exception):

@@ -57,7 +57,7 @@ class BotSpec:
     own_dir: str | None = None  # its own files, instead of the folder of its program or script
 
     @classmethod
-    def from_command_line(cls, text: str, name: str | None = None, cwd: str | None = None) -> "BotSpec":
+    def from_command_line(cls, text: str, name: str | None = None, cwd: str | None = None) -> BotSpec:
         argv = tuple(shlex.split(text))
         if not argv:
             raise ValueError("empty bot command")
@@ -74,7 +74,7 @@ class BotSpec:
         return out
 
     @classmethod
-    def from_json(cls, data: dict) -> "BotSpec":
+    def from_json(cls, data: dict) -> BotSpec:
         return cls(name=data["name"], command=tuple(data["command"]), cwd=data.get("cwd"),
                    network=bool(data.get("network", False)), ro_paths=tuple(data.get("ro_paths", ())),
                    own_dir=data.get("dir"))
@@ -106,7 +106,7 @@ class Limits:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
     @classmethod
-    def from_json(cls, data: dict) -> "Limits":
+    def from_json(cls, data: dict) -> Limits:
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
 
@@ -126,7 +126,7 @@ class Fault:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "Fault":
+    def from_json(cls, data: dict) -> Fault:
         return cls(data["seat"], FaultReason(data["reason"]), data["message"], tuple(data.get("stderr_tail", ())))
 
 
@@ -160,7 +160,7 @@ class MatchResult:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "MatchResult":
+    def from_json(cls, data: dict) -> MatchResult:
         return cls(
             game=data["game"], seed=data["seed"], options=dict(data["options"]),
             seats=[BotSpec.from_json(b) for b in data["seats"]], outcome=Outcome.from_json(data["outcome"]),
