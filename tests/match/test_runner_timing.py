@@ -32,7 +32,7 @@ def slow_on(n: int, seconds: float, otherwise: float = 0.0):
 
 def result_decisions(result, seat: int) -> int:
     rec = read_record(result.record_path)
-    return sum(1 for e in rec.entries if e["record"] == "decision" and e["seat"] == seat)
+    return sum(1 for e in rec.entries if e.record == "decision" and e.seat == seat)
 
 
 def assert_forfeit(result, seat: int, reason: FaultReason, message: str) -> None:
@@ -49,7 +49,7 @@ async def test_a_game_of_fake_bots_is_played_to_the_end_and_its_record_verifies(
     result, bots = await play({s: player(lambda n: 0.1) for s in range(4)}, LIMITS, record_path=tmp_path / "r.jsonl")
     assert result.fault is None and result.outcome.status in ("win", "draw")
     rec = read_record(tmp_path / "r.jsonl")
-    assert verify_record(rec).ok and rec.result["names"] == ["fake0", "fake1", "fake2", "fake3"]
+    assert verify_record(rec).ok and rec.result.names == ["fake0", "fake1", "fake2", "fake3"]
     assert all(bot.received[-1][1]["type"] == "game_over" for bot in bots.values())
     # Each request's id is the decision's number, across seats.
     ids = sorted(m["id"] for bot in bots.values() for _, m in bot.requests())
@@ -348,6 +348,6 @@ async def test_a_bot_that_asks_for_events_gets_them_before_its_request_and_one_t
         assert {m["type"] for _, m in bots[seat].received} == {"hello", "request", "game_over"}
     # What seat 0 was told is what the record says it may see, in the same order.
     rec = read_record(tmp_path / "r.jsonl")
-    visible = [e["event"] for e in rec.entries if e["record"] == "event" and (e["to"] is None or 0 in e["to"])]
+    visible = [e.event for e in rec.entries if e.record == "event" and e.visible_to(0)]
     told = [m["event"] for _, m in bots[0].received if m["type"] == "event"]
     assert told == visible
