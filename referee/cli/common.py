@@ -14,7 +14,7 @@ from rich.table import Table
 
 from referee.cli.errors import UserError
 from referee.games import GAMES, GameSpec
-from referee.match import bubblewrap
+from referee.match import bubblewrap, cgroups
 from referee.match.commands import CommandError, check_command
 from referee.match.record import Entry
 from referee.match.types import BotSpec
@@ -96,6 +96,16 @@ def make_console() -> Console:
 
 def known_games() -> str:
     return ", ".join(sorted(GAMES))
+
+
+def describe_isolation(effective: str) -> str:
+    """How bots run here, for the plan line and ``play``'s output: ``bwrap``, or
+    ``bwrap, no cgroup caps (why)`` where the kernel cannot cap a sandbox's memory
+    and tasks (docs/security.md), or ``off``."""
+    if effective != "bwrap":
+        return effective
+    why = cgroups.available()
+    return "bwrap" if why is None else f"bwrap, no cgroup caps: {why}"
 
 
 def resolve_sandbox(mode: str) -> str:

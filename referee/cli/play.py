@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from referee.cli.common import (
     bot_specs_for_seats,
+    describe_isolation,
     make_console,
     parse_option_pairs,
     resolve_sandbox,
@@ -115,6 +116,8 @@ def print_result(result: MatchResult, quiet: bool) -> None:
             console.print(f"  | {line}", markup=False)
     if result.sandbox != "bwrap" and not quiet:
         console.print("Sandbox: off (the bots were not isolated)")
+    elif (how := describe_isolation(result.sandbox)) != "bwrap" and not quiet:
+        console.print(f"Sandbox: {how}")
     if result.record_path is not None and not quiet:
         console.print(f"Record: {result.record_path}  (view: referee replay {result.record_path})")
 

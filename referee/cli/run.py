@@ -21,7 +21,7 @@ import trio
 import typer
 from rich.console import Console
 
-from referee.cli.common import make_console, parse_option_pairs, resolve_sandbox
+from referee.cli.common import describe_isolation, make_console, parse_option_pairs, resolve_sandbox
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
 from tournaments.config import MAX_TIME_S, Tournament, load_file, parse, parse_secret, resolve
@@ -151,7 +151,7 @@ def register(app: typer.Typer) -> None:
             sandbox=sandbox.value if sandbox is not None else None,
         )
         err = Console(stderr=True, highlight=False, soft_wrap=True)
-        isolation = resolve_sandbox(t.limits.sandbox)
+        isolation = describe_isolation(resolve_sandbox(t.limits.sandbox))
         if t.network_entrants:
             err.print(f"warning: network allowed for {', '.join(t.network_entrants)} (network = true): "
                       "they can reach other machines and each other", markup=False)

@@ -175,3 +175,14 @@ def test_the_sandboxs_etc_is_a_copy_of_the_allow_list_without_secrets():
     assert "resolv.conf" in os.listdir(bubblewrap.etc_copy(True)) or not os.path.exists("/etc/resolv.conf")
     argv = Jail().command([sys.executable, str(RANDOM_BOT)], str(ROOT))
     assert [a for a in argv if a.startswith("/etc")] == ["/etc"]  # one mount
+
+
+def test_the_cli_says_when_a_sandbox_has_no_cgroup_caps(monkeypatch):
+    from referee.cli.common import describe_isolation
+    from referee.match import cgroups
+
+    assert describe_isolation("off") == "off"
+    monkeypatch.setattr(cgroups, "available", lambda: "cgroups are not writable here (Read-only file system)")
+    assert describe_isolation("bwrap") == "bwrap, no cgroup caps: cgroups are not writable here (Read-only file system)"
+    monkeypatch.setattr(cgroups, "available", lambda: None)
+    assert describe_isolation("bwrap") == "bwrap"
