@@ -10,5 +10,7 @@ Pure parts (no trio, no I/O beyond reading a TOML file):
 * ``stats``     Wilson and Student-t intervals;
 * ``standings`` per-entrant statistics, ratings, cross table, paired deals.
 
-Trio execution lives in ``runner``; rich tables, CSV and JSON in ``report``.
+Trio execution lives in ``runner``; the output directory, its secret and the
+results file in ``output``; atomic, fsync'ed writes in ``durable``; the
+standings.json / .csv files in ``standings_files``; rich tables in ``report``.
 """

@@ -230,7 +230,7 @@ class Tournament:
     source: Path | None = field(default=None, compare=False)  # the tournament file, hidden from bots
     secret_path: Path | None = field(default=None, compare=False, repr=False)  # secret_file, hidden too
     # Given explicitly (``secret_file``, ``--secret``) or, once the output
-    # directory is open, its own (``runner.open_output`` binds it).
+    # directory is open, its own (``output.open_output`` binds it).
     secret: bytes | None = field(default=None, repr=False)
     _schedule: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
 

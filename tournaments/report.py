@@ -1,4 +1,4 @@
-"""Presentation: progress display and standings tables (the files are written by runner.py).
+"""Presentation: progress display and standings tables (the files are written by standings_files.py).
 
 Progress goes to stderr (a live rich bar on a terminal, plain lines
 otherwise); the standings table is the command's output and goes to stdout.

@@ -25,8 +25,10 @@ from referee.cli.common import describe_isolation, make_console, parse_option_pa
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
 from tournaments.config import MAX_TIME_S, Tournament, load_file, parse, parse_secret, resolve
+from tournaments.output import open_output
 from tournaments.report import PlainProgress, RichProgress, print_standings
-from tournaments.runner import open_output, run_tournament, standings_paths
+from tournaments.runner import run_tournament
+from tournaments.standings_files import standings_paths
 
 _MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
 

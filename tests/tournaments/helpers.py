@@ -8,8 +8,8 @@ import trio
 
 from referee.games import Outcome
 from referee.match.types import Fault, FaultReason, MatchResult
+from tournaments.output import SECRET_FILE
 from tournaments.results import GameFault, GameResult, parse_results
-from tournaments.runner import SECRET_FILE
 from tournaments.schedule import stable_hash
 
 SECRET = bytes(range(32))  # a fixed tournament secret, for runs that must deal the same cards

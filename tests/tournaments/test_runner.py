@@ -1,5 +1,5 @@
 """Running a tournament with a scripted match runner: parallelism, durability,
-resume, refusals (runner.py).  Real bot processes are in test_cli_run.py."""
+resume, refusals (runner.py, output.py).  Real bot processes are in test_cli_run.py."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import pytest
 import trio
 
 from tournaments.config import ConfigError, parse, resolve
+from tournaments.output import OutputDir
 from tournaments.results import GameResult, parse_results
-from tournaments.runner import NoProgress, OutputDir, TournamentError, run_tournament
+from tournaments.runner import NoProgress, TournamentError, run_tournament
 from tournaments.standings import compute_standings
 
 from .helpers import SECRET, FakePlay, folder_secret, result_lines
@@ -363,7 +364,7 @@ async def test_a_missing_record_has_its_game_played_again(tmp_path):
 
 
 async def test_a_rejected_line_is_reported_in_one_line_and_logged(tmp_path, monkeypatch):
-    from tournaments import runner
+    from tournaments import output
 
     out = tmp_path / "out"
     await run_tournament(tournament(out), play=FakePlay())
@@ -372,8 +373,8 @@ async def test_a_rejected_line_is_reported_in_one_line_and_logged(tmp_path, monk
     game = json.loads(lines[1])["game_id"]
     path.write_bytes(lines[0] + lines[1].replace(b'"mac":"', b'"mac":"0') + b"".join(lines[2:]))
     logged = []
-    monkeypatch.setattr(runner.log, "info", lambda event, **kw: logged.append((event, kw)))
-    opened = runner.open_output(tournament(out))
+    monkeypatch.setattr(output.log, "info", lambda event, **kw: logged.append((event, kw)))
+    opened = output.open_output(tournament(out))
     assert opened.problems == [
         f"{path} line 2 (game {game}): authenticator does not match (forged or altered, or written with another "
         f"secret); moved to results.rejected.jsonl, game {game} will be played again"]
