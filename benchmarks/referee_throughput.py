@@ -163,10 +163,10 @@ async def timed_referee(game: str, options: dict, seed: int, record: Path) -> tu
     marks: list[tuple[float, float]] = []
     original = runner._Match._play
 
-    async def timed_play(self, procs, state, events):
+    async def timed_play(self, *args):
         marks.append((time.perf_counter(), time.process_time()))
         try:
-            return await original(self, procs, state, events)
+            return await original(self, *args)
         finally:
             marks.append((time.perf_counter(), time.process_time()))
 
