@@ -133,7 +133,7 @@ class BotProcess(BotChannel):
         if self.cgroup is not None:
             self.cgroup.remove()
 
-    async def _remove_cgroup_when_empty(self, timeout: float = 1.0) -> None:
+    async def _remove_cgroup_when_empty(self, timeout: float = 3.0) -> None:
         """Remove the cgroup once its killed processes have left it (bounded;
         a leftover is swept by the next referee, cgroups._sweep_stale)."""
         if self.cgroup is None:
