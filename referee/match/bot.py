@@ -129,10 +129,6 @@ class BotProcess(BotChannel):
         bare = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), sandbox.BOT_ID_ENV: self.bot_id}
         return [*prefix, *sandbox.prlimit_command(limits), *inner], bare
 
-    def _remove_cgroup(self) -> None:
-        if self.cgroup is not None:
-            self.cgroup.remove()
-
     async def _remove_cgroup_when_empty(self, timeout: float = 3.0) -> None:
         """Remove the cgroup once its killed processes have left it (bounded;
         a leftover is swept by the next referee, cgroups._sweep_stale)."""

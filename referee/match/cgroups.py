@@ -32,25 +32,21 @@ class Layout:
     pids: Path  # parent cgroup for the pids controller (the same folder on v2)
 
 
-def _mkdir(path: Path) -> None:
-    path.mkdir(exist_ok=True)
-
-
 @functools.cache
 def layout() -> Layout | str:
     """Where to make bots' cgroups, or why there is nowhere (cached)."""
     try:
         if (ROOT / "memory" / "cgroup.procs").exists() and (ROOT / "pids" / "cgroup.procs").exists():
             mem, pids = ROOT / "memory" / PARENT, ROOT / "pids" / PARENT
-            _mkdir(mem)
-            _mkdir(pids)
+            mem.mkdir(exist_ok=True)
+            pids.mkdir(exist_ok=True)
             _sweep_stale({mem, pids})
             return Layout(1, mem, pids)
         controllers = (ROOT / "cgroup.controllers").read_text().split()
         if "memory" in controllers and "pids" in controllers:
             (ROOT / "cgroup.subtree_control").write_text("+memory +pids")
             parent = ROOT / PARENT
-            _mkdir(parent)
+            parent.mkdir(exist_ok=True)
             (parent / "cgroup.subtree_control").write_text("+memory +pids")
             _sweep_stale({parent})
             return Layout(2, parent, parent)
