@@ -28,7 +28,7 @@ SHARED_RULES = ROOT.parent / "shared" / "RULES.md"
 #: The rule book the engines implement, and each game's rules version for it.
 RULE_BOOK = {
     "sha256": "56dc8f4607852328635a4e7676d2a96d91d27dd53b4bdba3d4c4d6bb61da45b6",
-    "rules_versions": {"back-alley": "1", "schmier": "1", "pegs-and-jokers": "1"},
+    "rules_versions": {"back-alley": "2", "schmier": "2", "pegs-and-jokers": "2"},
 }
 
 

@@ -291,6 +291,7 @@ def test_the_runner_sends_each_bot_exactly_its_engine_view_and_seat_replays_hide
     assert result.fault is None, result.fault
     rec = read_record(record)
     streams, failures = expected_streams(rec, name)
+    received: list[list[dict]] = [[] for _ in range(seats)]
     for s in range(seats):
         got = [json.loads(line) for line in (stderr / f"seat{s}-listener.log").read_text().splitlines()]
         assert got[0]["type"] == "hello" and not cards_in(got[0])
@@ -298,7 +299,26 @@ def test_the_runner_sends_each_bot_exactly_its_engine_view_and_seat_replays_hide
         middle = [{k: v for k, v in m.items() if k != "time_ms"} for m in got[1:-1]]
         assert middle == streams[s], f"seat {s} got other messages than its engine view"
         assert not failures[s], f"replay --seat {s} shows hidden cards: {failures[s][:3]}"
+        received[s] = [m["event"] for m in middle if m["type"] == "event"]
+    check_drawn_cards_reach_their_seat_alone(rec, received)
     check_printed_seat_replays(rec, record, name, seats)
+
+
+def check_drawn_cards_reach_their_seat_alone(rec, received: list[list[dict]]) -> None:
+    """Every game's drawing: everyone gets the public ``draw`` {seat, count}; the private
+    ``drawn`` {seat, cards} reaches its own seat and no other (and there was one)."""
+    recorded = [e for e in rec.entries if e.record == "event" and e.event["type"] in ("draw", "drawn")]
+    drawn = [e for e in recorded if e.event["type"] == "drawn"]
+    assert drawn, "the game drew no card: pick a seed where one is drawn"
+    assert all(e.to == [e.event["seat"]] for e in drawn)
+    public = [e.event for e in recorded if e.event["type"] == "draw"]
+    assert all(e.to is None and set(e.event) == {"type", "seat", "count"} for e in recorded
+               if e.event["type"] == "draw")
+    for s, events in enumerate(received):
+        assert [e for e in events if e["type"] == "draw"] == public
+        mine = [e for e in events if e["type"] == "drawn"]
+        assert mine == [e.event for e in drawn if e.event["seat"] == s]
+        assert all(e["seat"] == s for e in mine)
 
 
 def check_printed_seat_replays(rec, record: Path, name: str, seats: int) -> None:

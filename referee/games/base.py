@@ -211,7 +211,7 @@ class GameSpec(abc.ABC):
 
     name: ClassVar[str]  # registry name, e.g. "back-alley"
     title: ClassVar[str]  # human name, e.g. "Back Alley"
-    rules_version: ClassVar[str]  # bumps when RULES.md changes for this game
+    rules_version: ClassVar[str]  # bumps when RULES.md changes for this game or its events change
     action_type: ClassVar[type[ParsedAction]]  # the notation: action text <-> value
 
     @abc.abstractmethod

@@ -120,8 +120,9 @@ def test_0_6_hands_and_draws_are_private_events_and_public_events_hide_them():
         ["AS KH 3D", "QH 5D 7C", "2H 9D LJ", "3H TD 9C"], "BJ", stock=["4C", "6C"]
     )
     seen_public: set[str] = {"BJ", "LJ"}  # the turn-up and the face-up discard
+    assert {e.data["type"] for e in events} >= {"hand", "draw", "drawn"}
     for e in events:
-        if e.data["type"] in ("hand", "draw"):
+        if e.data["type"] in ("hand", "drawn"):
             assert e.to == (e.data["seat"],)
         else:
             assert e.to is None
@@ -136,7 +137,7 @@ def test_0_6_public_events_during_play_carry_only_played_cards():
     for e in log:
         if e["type"] == "play":
             played.add(e["card"])
-        if e["type"] in ("hand", "draw"):
+        if e["type"] in ("hand", "drawn"):
             continue
         if e["type"] == "deal":
             played.add(e["turn_up"])
@@ -161,7 +162,8 @@ def test_0_7_consecutive_all_pass_deals_abort_at_max_redeals():
     assert out.scores == (0, 0)
     assert state.to_act() is None and state.legal_actions() == []
     assert log[-1] == {"type": "game_over", "status": "aborted", "winners": [], "scores": [0, 0],
-                       "reason": "max_redeals"}
+                       "reason": "max_redeals", "detail": {"deal": 1, "redeals": 3}}
+    assert log[-1] == {"type": "game_over", **out.to_json()}
     assert state.observe(0)["dealer"] == (dealer + 2) % 4
 
 
@@ -290,7 +292,10 @@ def test_BA_3_2_joker_turn_up_holder_of_other_joker_discards_face_up_and_draws_p
     )
     data = [(e.data, e.to) for e in events]
     assert ({"type": "joker_discard", "seat": 2, "card": "LJ"}, None) in data
-    assert ({"type": "draw", "seat": 2, "card": "4C"}, (2,)) in data
+    assert ({"type": "draw", "seat": 2, "count": 1}, None) in data
+    assert ({"type": "drawn", "seat": 2, "cards": ["4C"]}, (2,)) in data
+    kinds = [d["type"] for d, _ in data]
+    assert kinds.index("joker_discard") < kinds.index("draw") == kinds.index("drawn") - 1
     assert ({"type": "hand", "seat": 2, "cards": ["LJ", "2H", "9D"]}, (2,)) in data
     assert sorted(state.observe(2)["hand"]) == ["2H", "4C", "9D"]
     for seat in range(4):
@@ -311,7 +316,7 @@ def test_BA_3_2_thirteen_card_deal_draws_the_last_stock_card():
 
 def test_BA_3_2_joker_turn_up_with_other_joker_in_stock_changes_nothing():
     state, events = deal(THREE, "LJ", stock=["BJ"])
-    assert not [e for e in events if e.data["type"] in ("joker_discard", "draw")]
+    assert not [e for e in events if e.data["type"] in ("joker_discard", "draw", "drawn")]
     assert state.observe(0)["joker_discard"] is None
     assert state.observe(0)["hand"] == ["AS", "KH", "3D"]
 
@@ -441,7 +446,7 @@ def test_BA_5_4_all_pass_redeals_same_size_by_the_next_dealer_and_does_not_count
     assert obs["dealer"] == (first["dealer"] + 1) % 4
     assert obs["redeals"] == 1 and obs["scores"] == [0, 0]
     assert not of_type(log, "deal_score")
-    assert of_type(log, "all_pass") == [{"type": "all_pass", "deal": 1, "redeals": 1}]
+    assert of_type(log, "redeal") == [{"type": "redeal", "deal": 1, "dealer": first["dealer"], "redeals": 1}]
     new_deal = of_type(log, "deal")[0]
     assert new_deal["deal"] == 1 and new_deal["redeals"] == 1
     assert state.to_act() == (obs["dealer"] + 1) % 4

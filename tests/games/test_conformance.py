@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 
@@ -225,3 +226,65 @@ def test_clone_is_independent(name, options):
     before = (copy.to_act(), copy.legal_actions(), json.dumps(copy.observe(0), sort_keys=True))
     state.apply(state.legal_actions()[0])
     assert (copy.to_act(), copy.legal_actions(), json.dumps(copy.observe(0), sort_keys=True)) == before
+
+
+#: The event vocabulary every game shares (docs/protocol.md, "Events every game sends").
+SHARED_EVENT_KEYS = {
+    "deal": {"deal", "dealer"},
+    "draw": {"seat", "count"},
+    "drawn": {"seat", "cards"},
+    "redeal": {"deal", "dealer", "redeals"},
+    "game_over": {"status", "winners", "scores", "reason", "detail"},
+}
+
+
+def _passing_playout(spec, opts, seed, passes):
+    """Events of a seeded game whose first ``passes`` decisions say ``pass`` where they may
+    (all-pass deals, so redeals), then random choices."""
+    state, events = spec.new_game(seed, opts)
+    log = [(e.data, e.to) for e in events]
+    rng = random.Random(seed)
+    while state.to_act() is not None:
+        legal = state.legal_actions()
+        action = "pass" if passes > 0 and "pass" in legal else rng.choice(legal)
+        passes -= 1
+        log += [(e.data, e.to) for e in state.apply(action)]
+    return state, log
+
+
+@pytest.mark.parametrize("name,options", list(configs()))
+def test_every_game_speaks_the_one_event_vocabulary(name, options):
+    """``deal``/``hand``, a public ``draw`` {seat, count} followed by a private ``drawn``
+    {seat, cards} for that seat alone, ``redeal`` for an all-pass deal, and ``game_over``
+    (the outcome) last: the same names and shapes in every game, so one bot follows all."""
+    spec = GAMES[name]
+    opts = spec.normalize_options(options)
+    seen: Counter[str] = Counter()
+    for seed in range(30):  # a Back Alley joker draw (BA-3.2) needs a few games
+        if seed >= 2 and seen["drawn"]:
+            break
+        state, log = _passing_playout(spec, opts, seed, passes=3 * spec.num_seats(opts))
+        kinds = [d["type"] for d, _ in log]
+        assert "game_end" not in kinds and "all_pass" not in kinds
+        assert kinds.count("game_over") == 1 and kinds[-1] == "game_over"
+        assert {k: log[-1][0][k] for k in state.outcome().to_json()} == state.outcome().to_json()
+        for i, (data, to) in enumerate(log):
+            kind = data["type"]
+            seen[kind] += 1
+            if kind in SHARED_EVENT_KEYS:
+                assert SHARED_EVENT_KEYS[kind] <= set(data), data
+            if kind == "hand":
+                assert to == (data["seat"],)
+            elif kind == "draw":
+                assert to is None and "cards" not in data and data["count"] >= 0
+                if data["count"]:
+                    nxt, nxt_to = log[i + 1]
+                    assert nxt == {"type": "drawn", "seat": data["seat"], "cards": nxt["cards"]}
+                    assert nxt_to == (data["seat"],) and len(nxt["cards"]) == data["count"]
+            elif kind == "drawn":
+                assert to == (data["seat"],) and log[i - 1][0]["type"] == "draw"
+            elif kind == "redeal":
+                assert to is None and kinds[i + 1] in ("deal", "game_over")
+    assert seen["draw"] > 0 and seen["drawn"] > 0
+    if name != "pegs-and-jokers":  # one deal per game there (PJ-3)
+        assert seen["redeal"] > 0

@@ -57,7 +57,7 @@ def pegs_of(state, colour):
 
 def test_registry_name_title_and_rules_version():
     assert GAMES["pegs-and-jokers"] is SPEC
-    assert (SPEC.name, SPEC.title, SPEC.rules_version) == ("pegs-and-jokers", "Pegs and Jokers", "1")
+    assert (SPEC.name, SPEC.title, SPEC.rules_version) == ("pegs-and-jokers", "Pegs and Jokers", "2")
 
 
 def test_options_are_filled_and_checked():
@@ -144,13 +144,15 @@ def test_0_6_hands_and_drawn_cards_go_only_to_their_owner():
         seen += state.apply(rng.choice(state.legal_actions()))
     private_types = Counter()
     for e in seen:
-        if e.data["type"] in ("hand", "draw"):
+        if e.data["type"] in ("hand", "drawn"):
             assert e.to == (e.data["seat"],)
             private_types[e.data["type"]] += 1
         else:
             assert e.to is None
             assert "cards" not in e.data or isinstance(e.data["cards"], int)
-    assert private_types["hand"] == 6 and private_types["draw"] >= 300
+            private_types["public " + e.data["type"]] += 1
+    assert private_types["hand"] == 6 and private_types["drawn"] >= 300
+    assert private_types["public draw"] == private_types["drawn"]
 
 
 # -- PJ-1 … PJ-3 -------------------------------------------------------------------------
@@ -230,11 +232,12 @@ def test_PJ_3_ruling_an_empty_draw_pile_is_the_shuffled_discard_pile():
     )
     events = s.apply("2S 0:T10-T12")
     kinds = [e.data["type"] for e in events]
-    assert kinds == ["move", "reshuffle", "turn", "draw"]
+    assert kinds == ["move", "reshuffle", "turn", "draw", "drawn"]
     reshuffle = events[1]
     assert reshuffle.to is None and reshuffle.data == {"type": "reshuffle", "draw_pile": 11}
     assert s.discard_pile == [] and len(s.draw_pile) == 10
-    drawn = events[3].data["cards"]
+    assert events[3].to is None and events[3].data == {"type": "draw", "seat": 1, "count": 1}
+    drawn = events[4].data["cards"]
     assert Counter(s.draw_pile + drawn) == Counter(discards + ["2S"])
     # seeded: the same position and action give the same new order
     t = PegsAndJokersState.from_position(
@@ -270,8 +273,10 @@ def test_PJ_4_1_a_player_draws_up_to_six_at_the_start_of_its_turn():
         events = state.apply(rng.choice(state.legal_actions()))
         turn = next(e for e in events if e.data["type"] == "turn")
         draw = next(e for e in events if e.data["type"] == "draw")
+        drawn = next(e for e in events if e.data["type"] == "drawn")
         assert turn.to is None and turn.data["drew"] == 1 and "cards" not in turn.data
-        assert draw.to == (state.to_act(),) and draw.data["cards"][0] in state.hands[state.to_act()]
+        assert draw.to is None and draw.data == {"type": "draw", "seat": state.to_act(), "count": 1}
+        assert drawn.to == (state.to_act(),) and drawn.data["cards"][0] in state.hands[state.to_act()]
 
 
 def test_PJ_4_2_the_card_is_played_face_up_and_the_turn_ends():
@@ -611,6 +616,7 @@ def test_PJ_9_the_first_team_with_every_peg_home_wins_at_once():
     assert end["type"] == "game_over" and end["status"] == "win" and end["winners"] == [0]
     assert end["scores"] == [10, 3] and end["reason"] == "all_pegs_home"
     out = s.outcome()
+    assert {k: end[k] for k in out.to_json()} == out.to_json() and end["detail"]["turns"] == 1
     assert (out.status, out.winners, out.scores, out.reason) == ("win", (0,), (10, 3), "all_pegs_home")
     assert s.to_act() is None and s.legal_actions() == [] and s.is_over()
     with pytest.raises(IllegalAction):

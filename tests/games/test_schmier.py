@@ -271,7 +271,7 @@ def test_0_7_ten_consecutive_all_pass_deals_abort_the_game():
     assert out is not None and out.status == "aborted" and out.winners == ()
     assert out.reason == "max_redeals" and out.scores == (0, 0, 0)
     assert state.to_act() is None and state.legal_actions() == []
-    assert events[-1].data["type"] == "game_end" and events[-1].data["status"] == "aborted"
+    assert events[-1].data["type"] == "game_over" and events[-1].data["status"] == "aborted"
     with pytest.raises(IllegalAction):
         state.apply("pass")
 
@@ -295,7 +295,7 @@ def test_0_7_max_deals_ends_the_game_with_the_highest_score_winning():
     out = state.outcome()
     assert out.status == "win" and out.winners == (1,) and out.reason == "max_deals"
     assert out.scores == (8, 9, 0)
-    assert events[-1].data["type"] == "game_end"
+    assert events[-1].data["type"] == "game_over"
 
 
 def test_0_7_max_deals_with_equal_highest_scores_is_a_draw_even_for_the_declarer():
@@ -328,7 +328,7 @@ def test_0_7_options_are_validated():
     for bad in ({"max_deal": 3}, {"max_deals": 0}, {"max_redeals": "3"}, {"max_redeals": True}):
         with pytest.raises(InvalidOptions):
             SPEC.normalize_options(bad)
-    assert GAMES["schmier"] is SPEC and SPEC.title == "Schmier" and SPEC.rules_version == "1"
+    assert GAMES["schmier"] is SPEC and SPEC.title == "Schmier" and SPEC.rules_version == "2"
 
 
 # --- SC-1, SC-2 deck and deal --------------------------------------------------
@@ -822,7 +822,7 @@ def test_SC_9_reaching_21_ends_the_game_and_the_highest_wins():
     out = state.outcome()
     assert out.status == "win" and out.winners == (1,) and out.scores == (13, 22, 5)
     assert out.reason == "target_reached" and state.to_act() is None
-    assert events[-1].data == {"type": "game_end", **out.to_json()}
+    assert events[-1].data == {"type": "game_over", **out.to_json()}
 
 
 def test_SC_9_the_highest_wins_even_if_another_team_also_passed_21():

@@ -217,7 +217,8 @@ class BackAlleyState(GameState):
                     hands[s].sort(key=_ORDER_KEY)
                     self._discard = (s, other)
                     events.append(Event({"type": "joker_discard", "seat": s, "card": other}))
-                    events.append(Event({"type": "draw", "seat": s, "card": drawn}, (s,)))
+                    events.append(Event({"type": "draw", "seat": s, "count": 1}))
+                    events.append(Event({"type": "drawn", "seat": s, "cards": [drawn]}, (s,)))
                     break
 
     # -- queries ----------------------------------------------------------
@@ -332,7 +333,9 @@ class BackAlleyState(GameState):
     def _all_pass(self, events: list[Event]) -> None:
         # BA-5.4: the deal does not count; the next dealer redeals the same size.
         self._redeals += 1
-        events.append(Event({"type": "all_pass", "deal": self._deal, "redeals": self._redeals}))
+        events.append(Event({
+            "type": "redeal", "deal": self._deal, "dealer": self._dealer, "redeals": self._redeals,
+        }))
         if self._redeals >= self._max_redeals:  # 0.7 guard
             self._finish(events, "aborted", (), "max_redeals")
             return
@@ -406,17 +409,14 @@ class BackAlleyState(GameState):
     def _finish(self, events: list[Event], status: str, winners: tuple[int, ...], reason: str) -> None:
         self._phase = OVER
         self._legal = None
-        self._outcome = Outcome(
+        outcome = self._outcome = Outcome(
             status=status,  # type: ignore[arg-type]
             winners=winners,
             scores=tuple(self._scores),
             reason=reason,
             detail={"deal": self._deal, "redeals": self._redeals},
         )
-        events.append(Event({
-            "type": "game_over", "status": status, "winners": list(winners),
-            "scores": self._scores[:], "reason": reason,
-        }))
+        events.append(Event({"type": "game_over", **outcome.to_json()}))
 
     # -- observation ------------------------------------------------------
 
@@ -484,7 +484,7 @@ class BackAlleyState(GameState):
 class BackAlleySpec(GameSpec):
     name = "back-alley"
     title = "Back Alley"
-    rules_version = "1"
+    rules_version = "2"  # 2: unified events (redeal, draw + drawn, game_over with detail)
     action_type = Action
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:

@@ -210,7 +210,8 @@ class PegsAndJokersState(GameState):
             "drew": len(drawn), "draw_pile": len(self.draw_pile),
         }))
         if drawn:
-            events.append(Event({"type": "draw", "seat": s, "cards": drawn}, (s,)))
+            events.append(Event({"type": "draw", "seat": s, "count": len(drawn)}))
+            events.append(Event({"type": "drawn", "seat": s, "cards": drawn}, (s,)))
         self._legal = None
 
     def _reshuffle(self, events: list[Event]) -> None:
@@ -304,7 +305,7 @@ class PegsAndJokersState(GameState):
 
     def _finish(self, events: list[Event], status: str, winners: tuple[int, ...], reason: str) -> None:
         scores = self.team_home()
-        self._outcome = Outcome(
+        outcome = self._outcome = Outcome(
             status=status,  # type: ignore[arg-type]
             winners=winners,
             scores=scores,
@@ -313,8 +314,7 @@ class PegsAndJokersState(GameState):
         )
         self._legal = None
         events.append(Event({
-            "type": "game_over", "status": status, "winners": list(winners), "scores": list(scores),
-            "reason": reason, "turns": self.turn, "pegs": self.peg_texts(),
+            "type": "game_over", **outcome.to_json(), "turns": self.turn, "pegs": self.peg_texts(),
         }))
 
     def home_counts(self) -> list[int]:
@@ -719,7 +719,7 @@ class PegsAndJokersState(GameState):
 class PegsAndJokersSpec(GameSpec):
     name = "pegs-and-jokers"
     title = "Pegs and Jokers"
-    rules_version = "1"
+    rules_version = "2"  # 2: unified events (public draw + private drawn, game_over with detail)
     action_type = Action
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:

@@ -172,7 +172,7 @@ def normalize_options(options: Mapping[str, Any] | None) -> dict[str, int]:
 class SchmierSpec(GameSpec):
     name = "schmier"
     title = "Schmier"
-    rules_version = "1"
+    rules_version = "2"  # 2: unified events (the final event is game_over)
     action_type = Action
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -734,7 +734,7 @@ class SchmierState(GameState):
         self.phase = OVER
         self.actor = None
         self._legal = NO_ACTIONS
-        events.append(Event({"type": "game_end", **outcome.to_json()}))
+        events.append(Event({"type": "game_over", **outcome.to_json()}))
 
     # -- observation ---------------------------------------------------
 
