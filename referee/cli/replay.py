@@ -12,7 +12,7 @@ from referee.cli.errors import UserError
 from referee.games import GAMES
 from referee.match.record import FaultLine, Record, read_record
 from referee.match.verify import verify_record
-from referee.replay import RENDERERS, entries_for_seat, public_entries
+from referee.replay import RENDERERS, Renderer, TurnRenderer, entries_for_seat, public_entries, rules_version_problem
 
 
 def header_lines(rec: Record) -> list[str]:
@@ -32,6 +32,11 @@ def register(app: typer.Typer) -> None:
         verify: Annotated[bool, typer.Option(
             "--verify", help="Re-simulate the record through the engine; exit 1 at the first divergence.")] = False,
         summary: Annotated[bool, typer.Option("--summary", help="Only the score table and result.")] = False,
+        turn: Annotated[int | None, typer.Option(help="Show only this turn (Pegs and Jokers).")] = None,
+        turns: Annotated[str | None, typer.Option(
+            help="Show only turns A-B, e.g. 100-120 (Pegs and Jokers).")] = None,
+        board_every: Annotated[int | None, typer.Option(
+            help="Draw the whole board every K turns instead of the sides a move changed (Pegs and Jokers).")] = None,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
         rec = read_record(record)
@@ -40,6 +45,8 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"{record}: unknown game {game!r} in the record")
         if seat is not None and not 0 <= seat < rec.seats:
             raise UserError(f"--seat {seat}: this game has seats 0 … {rec.seats - 1}")
+        renderer = RENDERERS[game]
+        turn_range = parts_wanted(renderer, game, deal, turn, turns, board_every)
         console = make_console()
         if verify:
             result = verify_record(rec)
@@ -47,16 +54,22 @@ def register(app: typer.Typer) -> None:
             if rec.truncated:
                 console.print(f"note: {truncation_note(rec)}", markup=False)
             raise typer.Exit(0 if result.ok else 1)
+        if (problem := rules_version_problem(rec.header)) is not None:
+            raise UserError(f"{record}: {problem}")
         entries = rec.entries if seat is None else entries_for_seat(rec.entries, seat)
         for line in header_lines(rec):
             console.print(line, markup=False)
         if seat is not None:
             console.print(f"(seen from seat {seat})")
         if not summary:
-            for line in RENDERERS[game].render(entries, seat=seat, deal=deal):
+            if isinstance(renderer, TurnRenderer):
+                lines = renderer.render(entries, seat=seat, turns=turn_range, board_every=board_every)
+            else:
+                lines = renderer.render(entries, seat=seat, deal=deal)
+            for line in lines:
                 console.print(line, markup=False)
         table = score_table(game, public_entries(rec.entries), title="Score table")
-        if table is not None and deal is None:
+        if table is not None and deal is None and turn_range is None:
             console.print(table)
         for e in entries:
             if isinstance(e, FaultLine):
@@ -70,6 +83,38 @@ def register(app: typer.Typer) -> None:
                           f"scores {o.scores}; {rec.result.decisions} decisions", markup=False)
         if rec.truncated:
             console.print(f"note: {truncation_note(rec)}", markup=False)
+
+
+def parts_wanted(renderer: Renderer, game: str, deal: int | None, turn: int | None, turns: str | None,
+                 board_every: int | None) -> tuple[int, int] | None:
+    """Check the options that pick part of a game; the (first, last) turns to show, if any."""
+    title = GAMES[game].title
+    if renderer.unit == "deal":
+        for flag, value in (("--turn", turn), ("--turns", turns), ("--board-every", board_every)):
+            if value is not None:
+                raise UserError(f"{flag}: {title} is played in deals, not turns; use --deal K")
+        if deal is not None and deal < 1:
+            raise UserError(f"--deal {deal}: deals are numbered from 1")
+        return None
+    if deal is not None:
+        raise UserError(f"--deal: {title} is one deal played in turns; use --turn N or --turns A-B")
+    if board_every is not None and board_every < 1:
+        raise UserError(f"--board-every {board_every}: give a number of turns ≥ 1")
+    if turn is not None and turns is not None:
+        raise UserError("--turn and --turns: give one of them")
+    if turn is not None:
+        if turn < 1:
+            raise UserError(f"--turn {turn}: turns are numbered from 1")
+        return turn, turn
+    if turns is None:
+        return None
+    first, sep, last = turns.partition("-")
+    if not (sep and first.strip().isdigit() and last.strip().isdigit()):
+        raise UserError(f"--turns {turns!r}: give two turn numbers as A-B, e.g. 100-120")
+    a, b = int(first), int(last)
+    if not 1 <= a <= b:
+        raise UserError(f"--turns {turns}: need 1 ≤ A ≤ B")
+    return a, b
 
 
 def truncation_note(rec: Record) -> str:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.match.record import DecisionLine, Entry, EventLine, FaultLine
+from referee.games import GAMES
+from referee.match.record import DecisionLine, Entry, EventLine, FaultLine, HeaderLine
 
 from . import back_alley, pegs_and_jokers, schmier
-from .base import Renderer, events
+from .base import Renderer, TurnRenderer, events
 
 #: Registry name -> Renderer (pure text for `referee play` and `referee replay`).
 RENDERERS: dict[str, Renderer] = {
@@ -39,8 +40,27 @@ def entries_for_seat(entries: Sequence[Entry], seat: int) -> list[Entry]:
     return out
 
 
+def rules_version_problem(header: HeaderLine) -> str | None:
+    """Why a record cannot be shown (one line), or ``None``.
+
+    The renderers read the events of the game's current ``rules_version``: a
+    record written under another version (rules version 1 had other event
+    names, ``game_end``, ``all_pass``, a private ``draw``) is refused, not
+    shown wrong.  The rules themselves did not change from 1 to 2: replaying
+    the game's seed and decisions with this referee gives a new record."""
+    spec = GAMES.get(header.game)
+    if spec is None or header.rules_version == spec.rules_version:
+        return None
+    version = repr(header.rules_version) if header.rules_version is not None else "(none given)"
+    return (f"record uses {spec.title} rules version {version}; this referee reads "
+            f"version {spec.rules_version!r} (its events differ), so it cannot show or verify it")
+
+
 def public_entries(entries: Sequence[Entry]) -> list[Entry]:
     return [e for e in entries if isinstance(e, EventLine) and e.to is None]
 
 
-__all__ = ["RENDERERS", "Renderer", "entries_for_seat", "events", "public_entries"]
+__all__ = [
+    "RENDERERS", "Renderer", "TurnRenderer", "entries_for_seat", "events", "public_entries",
+    "rules_version_problem",
+]

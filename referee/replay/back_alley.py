@@ -32,6 +32,14 @@ def _trump(value: Any) -> str:
     return "NT" if value is None else str(value)
 
 
+def _by_seat(leader: Any, cards: Any) -> str:
+    """A trick's cards labelled by who played them, the leader first: ``s2 AS  s3 KH ...``."""
+    lead = leader if type(leader) is int else None
+    return "  ".join(
+        f"s{(lead + i) % 4 if lead is not None else '?'} {c}" for i, c in enumerate(seq(cards))
+    )
+
+
 def _signed(value: Any) -> str:
     return f"{value:+d}" if isinstance(value, int) else "?"
 
@@ -106,15 +114,15 @@ class BackAlleyRenderer(Renderer):
                     f"  seat {ev.get('seat', '?')} discards {ev.get('card', '?')} face up "
                     "and draws from the stock"
                 )
-            elif kind == "draw":
-                lines.append(f"  seat {ev.get('seat', '?')} draws {ev.get('card', '?')}")
+            elif kind == "drawn":  # private: the seat's own view (or the full record)
+                lines.append(f"  seat {ev.get('seat', '?')} draws {words(ev.get('cards')) or '?'}")
             elif kind == "bid":
                 bid = str(ev.get("bid", "?"))
                 level = ev.get("level") or 0
                 if bid == "board" and isinstance(level, int) and level > 1:
                     bid = f"board×{level}"
                 bids.append(f"{ev.get('seat', '?')}: {bid}")
-            elif kind == "all_pass":
+            elif kind == "redeal":
                 lines.append(f"  all pass: not counted ({ev.get('redeals', '?')} in a row)")
             elif kind == "contracts":
                 cs = seq(ev.get("contracts"))
@@ -124,16 +132,13 @@ class BackAlleyRenderer(Renderer):
                 )
                 lines.append(f"  contracts: {text}; seat {ev.get('leader', '?')} leads")
             elif kind == "play":
-                if not plays:
-                    plays.append(f"seat {ev.get('seat', '?')} leads")
-                plays.append(str(ev.get("card", "?")))
+                plays.append(f"s{ev.get('seat', '?')} {ev.get('card', '?')}")
             elif kind == "trick":
                 plays.clear()
                 won = _pair(ev.get("tricks_won"))
                 lines.append(
-                    f"  trick {ev.get('n', '?')}: seat {ev.get('leader', '?')} leads "
-                    f"{words(ev.get('cards'))} -> seat {ev.get('winner', '?')} wins "
-                    f"(tricks {won[0]}-{won[1]})"
+                    f"  trick {ev.get('n', '?')}: {_by_seat(ev.get('leader'), ev.get('cards'))}"
+                    f" -> seat {ev.get('winner', '?')} wins (tricks {won[0]}-{won[1]})"
                 )
             elif kind == "deal_score":
                 cs = seq(ev.get("contracts"))
@@ -157,7 +162,7 @@ class BackAlleyRenderer(Renderer):
                 )
         flush_bids()
         if plays and shown():
-            lines.append(f"  unfinished trick: {' '.join(plays)}")
+            lines.append(f"  unfinished trick: {'  '.join(plays)}")
         return lines
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.match.record import Entry, EventLine
 
@@ -47,6 +47,10 @@ def events(entries: Sequence[Entry]) -> Iterator[dict[str, Any]]:
 
 
 class Renderer(abc.ABC):
+    #: How a replay is cut into parts: ``"deal"`` (card games, ``--deal K``) or
+    #: ``"turn"`` (Pegs and Jokers: one deal, ``--turn N`` / ``--turns A-B``).
+    unit: ClassVar[str] = "deal"
+
     @abc.abstractmethod
     def score_table(self, entries: Sequence[Entry]) -> tuple[list[str], list[list[str]]]:
         """Header and rows of the deal-by-deal (or game summary) score table."""
@@ -60,3 +64,23 @@ class Renderer(abc.ABC):
         deal: int | None = None,
     ) -> list[str]:
         """Readable lines for a replay: deal by deal, trick by trick (or turn by turn)."""
+
+
+class TurnRenderer(Renderer):
+    """A renderer of a game played in numbered turns, which can show a range of them."""
+
+    unit: ClassVar[str] = "turn"
+
+    @abc.abstractmethod
+    def render(
+        self,
+        entries: Sequence[Entry],
+        *,
+        seat: int | None = None,
+        deal: int | None = None,
+        turns: tuple[int, int] | None = None,
+        board_every: int | None = None,
+    ) -> list[str]:
+        """As ``Renderer.render``; ``turns`` = (first, last) shows only those turns,
+        ``board_every`` = K draws the whole board every K turns instead of the parts
+        that changed after each move."""

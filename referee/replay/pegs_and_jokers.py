@@ -12,6 +12,9 @@ Board drawing, one line per side ``p`` (track holes ``18p … 18p+17``)::
 A digit is the colour (seat) of the peg on that hole; ``v`` marks an empty
 in-spot (PJ-2.2), ``o`` an empty come-out hole (PJ-2.1), ``.`` any other empty
 hole.  ``start`` counts that colour's pegs in start; ``home`` shows H1 … H5.
+The replay prints the ``legend`` once, the whole board at the start and the end,
+one line per turn, and after a move only the sides whose line changed (or,
+with ``board_every`` = K, the whole board every K turns).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 from referee.games.pegs_and_jokers.board import COME_OUT_OFFSET, IN_SPOT_OFFSET, SIDE
 from referee.match.record import Entry
 
-from .base import Renderer, events, integer, seq, words
+from .base import TurnRenderer, events, integer, seq, words
 
 MAX_PLAYERS = 64  # a record claiming more is not drawn (the rules allow 4, 6 or 8)
 _HEADER = ["player", "team", "pegs home", "hits", "turns", "result"]
@@ -99,7 +102,7 @@ def _step_text(colour: Any, src: Any, dst: Any) -> str:
     return f"{colour}:{src}-{dst}"
 
 
-class PegsAndJokersRenderer(Renderer):
+class PegsAndJokersRenderer(TurnRenderer):
     def score_table(
         self, entries: Sequence[Entry]
     ) -> tuple[list[str], list[list[str]]]:
@@ -152,59 +155,89 @@ class PegsAndJokersRenderer(Renderer):
         *,
         seat: int | None = None,
         deal: int | None = None,
+        turns: tuple[int, int] | None = None,
+        board_every: int | None = None,
     ) -> list[str]:
         if deal is not None and deal != 1:
             return []  # one deal per game (PJ-3)
         players = _players(entries)
         if players is None:
             return ["(no deal in this record)"]
+        first, last = turns if turns is not None else (1, None)
+
+        def shown(n: Any) -> bool:
+            return isinstance(n, int) and n >= first and (last is None or n <= last)
+
         board = _Board(players)
         lines: list[str] = []
+        drawn_rows = board.drawing()  # the rows as last drawn (or as they stood before the range)
+        pending: _Turn | None = None
+        started = False  # a turn of the range has been shown
+        played = 0  # the last turn the record shows played
+
+        def full_board(title: str) -> None:
+            nonlocal drawn_rows
+            drawn_rows = board.drawing()
+            lines.append(title)
+            lines.extend(drawn_rows)
+
         for ev in events(entries):
             kind = ev.get("type")
+            if last is not None and played >= last and kind != "game_over":
+                if kind == "turn":  # the range is over and the game goes on
+                    full_board(f"board after turn {last}:")
+                    break
+                continue
             if kind == "deal":
                 lines.append(
                     f"Pegs and Jokers: {players} players, {ev.get('holes', SIDE * players)} track holes, "
                     f"{ev.get('cards', '?')} cards; dealer seat {ev.get('dealer', '?')}"
                     + (f" (seat {seat}'s view)" if seat is not None else "")
                 )
-                lines.extend(board.drawing())
+                lines.extend(legend(board_every))
+                if first == 1:
+                    lines.extend(drawn_rows)
             elif kind == "hand":
-                cards = words(ev.get("cards"))
-                lines.append(f"  hand of seat {ev.get('seat', '?')}: {cards}")
+                if first == 1:
+                    lines.append(f"  hand of seat {ev.get('seat', '?')}: {words(ev.get('cards'))}")
             elif kind == "turn":
-                lines.append(
-                    f"turn {ev.get('turn', '?')}: seat {ev.get('seat', '?')} "
-                    f"(colour {ev.get('colour', '?')}) "
-                    f"draws {ev.get('drew', '?')}, {ev.get('draw_pile', '?')} left in the draw pile"
-                )
+                pending = _Turn(ev)
+                if shown(pending.number) and not started:
+                    started = True
+                    if first > 1:
+                        full_board(f"board before turn {first}:")
             elif kind == "draw":
-                lines.append(f"  seat {ev.get('seat', '?')} drew {words(ev.get('cards'))}")
+                if pending is not None:
+                    pending.count = ev.get("count")
+            elif kind == "drawn":
+                if pending is not None:
+                    pending.cards = words(ev.get("cards"))
             elif kind == "reshuffle":
-                lines.append(f"  discard pile reshuffled into a new draw pile of {ev.get('draw_pile', '?')}")
-            elif kind == "discard":
-                lines.append(f"  seat {ev.get('seat', '?')} discards {ev.get('card', '?')} (no move)")
-            elif kind == "move":
-                colour = ev.get("colour", "?")
-                steps = []
-                hit_texts = []
-                for part in seq(ev.get("parts")):
-                    if not isinstance(part, dict):
-                        continue
-                    peg = part.get("peg")
-                    if isinstance(peg, list) and len(peg) == 2:
-                        steps.append(_step_text(colour, peg[0], peg[1]))
-                    for hit in seq(part.get("hits")):
-                        if isinstance(hit, list) and len(hit) == 3:
-                            where = "start" if hit[2] == "S" else f"its in-spot {hit[2]}"
-                            hit_texts.append(f"colour {hit[0]} peg on {hit[1]} to {where}")
-                line = f"  seat {ev.get('seat', '?')} plays {ev.get('card', '?')}: {','.join(steps)}"
-                if hit_texts:
-                    line += "  hits: " + "; ".join(hit_texts)
-                lines.append(line)
-                board.apply_move(ev)
-                lines.extend(board.drawing())
+                if shown(played + 1):
+                    lines.append(f"  discard pile reshuffled into a new draw pile of {ev.get('draw_pile', '?')}")
+            elif kind in ("move", "discard"):
+                number = ev.get("turn")
+                if isinstance(number, int):
+                    played = number
+                if kind == "move":
+                    board.apply_move(ev)
+                if not shown(number):
+                    pending = None
+                    continue
+                lines.append((pending or _Turn({"turn": number, "seat": ev.get("seat")})).line(ev))
+                pending = None
+                if kind != "move":
+                    continue
+                if board_every is None:
+                    rows = board.drawing()
+                    lines.extend(row for row, old in zip(rows, drawn_rows, strict=True) if row != old)
+                    drawn_rows = rows
+                elif isinstance(number, int) and number % board_every == 0:
+                    full_board(f"board after turn {number}:")
             elif kind == "game_over":
+                if not started and turns is not None:
+                    continue
+                full_board("final board:")
                 score_text = words(ev.get("scores"), "-")
                 if ev.get("status") == "win":
                     head = f"team {words(ev.get('winners'), ',')} wins"
@@ -214,9 +247,65 @@ class PegsAndJokersRenderer(Renderer):
                     f"game over after {ev.get('turns', '?')} turns: {head} ({ev.get('reason', '')}); "
                     f"pegs home per team {score_text}"
                 )
+        if pending is not None and shown(pending.number):
+            lines.append(pending.line(None))
+        if turns is not None and not started:
+            lines.append(f"(no turn {first}" + (f"-{last}" if last != first else "")
+                         + f" in this record: it shows {played} turns played)")
         if not any(e.get("type") == "game_over" for e in events(entries)):
             lines.append("(record ends before the game did)")
         return lines
+
+
+def legend(board_every: int | None) -> list[str]:
+    """The board's legend, printed once under the game's first line."""
+    when = ("after each move only the sides that changed" if board_every is None
+            else f"every {board_every} turns")
+    return [
+        "  board: one line per side p: track holes T(18p) … T(18p+17), then colour p's pegs in start",
+        "  and its home holes H1 … H5; a digit is the colour (seat) of the peg on a hole, v an empty",
+        "  in-spot, o an empty come-out hole, . any other empty hole.  The whole board is drawn at the",
+        f"  start and the end; {when}.",
+    ]
+
+
+class _Turn:
+    """One turn's line, filled in from its ``turn``, ``draw``, ``drawn`` and ``move``/``discard`` events."""
+
+    def __init__(self, event: dict[str, Any]) -> None:
+        self.number = event.get("turn")
+        self.seat = event.get("seat", "?")
+        self.colour = event.get("colour", self.seat)
+        self.count: Any = event.get("drew", 0)
+        self.cards = ""  # the drawn cards, where the view shows them
+        self.left = event.get("draw_pile", "?")
+
+    def line(self, action: dict[str, Any] | None) -> str:
+        drew = self.cards or str(self.count)
+        head = f"turn {self.number}: seat {self.seat} drew {drew} ({self.left} left), "
+        if action is None:
+            return head + "(no action recorded)"
+        card = action.get("card", "?")
+        if action.get("type") == "discard":
+            return head + f"discards {card} (no move)"
+        colour = action.get("colour", "?")
+        steps = []
+        hit_texts = []
+        for part in seq(action.get("parts")):
+            if not isinstance(part, dict):
+                continue
+            peg = part.get("peg")
+            if isinstance(peg, list) and len(peg) == 2:
+                steps.append(_step_text(colour, peg[0], peg[1]))
+            for hit in seq(part.get("hits")):
+                if isinstance(hit, list) and len(hit) == 3:
+                    where = "start" if hit[2] == "S" else f"its in-spot {hit[2]}"
+                    hit_texts.append(f"colour {hit[0]} peg on {hit[1]} to {where}")
+        side = "" if colour == self.seat else f" for colour {colour}"
+        text = head + f"plays {card}{side}: {','.join(steps)}"
+        if hit_texts:
+            text += "  hits: " + "; ".join(hit_texts)
+        return text
 
 
 RENDERER = PegsAndJokersRenderer()

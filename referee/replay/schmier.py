@@ -72,7 +72,7 @@ def _deals(entries: Sequence[Entry]) -> tuple[list[_Deal], dict[str, Any] | None
             cur = _Deal(ev)
             deals.append(cur)
             continue
-        if kind == "game_end":
+        if kind == "game_over":
             end = ev
             if cur is not None:
                 cur.end = ev

@@ -95,7 +95,36 @@ def test_render_copes_with_a_truncated_record(game):
                and entries[i - 4].event["type"] != "play")
     lines = RENDERER.render(entries[:cut + 1])
     assert lines[-1].strip().startswith("unfinished trick:")
-    assert len(lines[-1].split()) == 7  # "unfinished trick: seat N leads C1 C2"
+    first, second = entries[cut - 2].event, entries[cut].event
+    assert lines[-1] == (f"  unfinished trick: s{first['seat']} {first['card']}  "
+                         f"s{second['seat']} {second['card']}")
+
+
+def test_every_trick_card_is_labelled_by_the_seat_that_played_it(game):
+    _, entries = game
+    lines = [ln for ln in RENDERER.render(entries) if ln.startswith("  trick ")]
+    tricks = [e.event for e in entries if e.record == "event" and e.event["type"] == "trick"]
+    plays = [e.event for e in entries if e.record == "event" and e.event["type"] == "play"]
+    assert len(lines) == len(tricks) == len(plays) // 4 == 181
+    for i, (line, trick) in enumerate(zip(lines, tricks, strict=True)):
+        four = plays[4 * i: 4 * i + 4]
+        labelled = "  ".join(f"s{p['seat']} {p['card']}" for p in four)
+        assert line == (f"  trick {trick['n']}: {labelled} -> seat {trick['winner']} wins "
+                        f"(tricks {trick['tricks_won'][0]}-{trick['tricks_won'][1]})")
+        assert four[0]["seat"] == trick["leader"]
+
+
+def test_an_all_pass_deal_is_shown_as_not_counted_and_redealt():
+    state, events = SPEC.new_game(6)
+    entries = [event_entry(e) for e in events]
+    for bid in ("pass",) * 4:
+        entries.extend(event_entry(e) for e in state.apply(bid))
+    lines = RENDERER.render(entries)
+    assert "  all pass: not counted (1 in a row)" in lines
+    assert sum(1 for ln in lines if ln.startswith("Deal 1 ")) == 2
+    redealt = [ln for ln in lines if ln.startswith("Deal 1 ")][1]
+    assert lines.index(redealt) > lines.index("  all pass: not counted (1 in a row)")
+    assert redealt.endswith(", redeal after 1 all-pass")
 
 
 def test_render_copes_with_odd_entries():

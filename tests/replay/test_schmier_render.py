@@ -115,7 +115,7 @@ def test_render_a_draw_and_an_abort():
         entries.extend(event_entry(e) for e in state.apply("pass"))
     text = "\n".join(RENDERER.render(entries))
     assert "all six passed" in text and "Game over: aborted (max_redeals)" in text
-    draw = {"type": "game_end", "status": "draw", "winners": [], "scores": [22, 22, 3],
+    draw = {"type": "game_over", "status": "draw", "winners": [], "scores": [22, 22, 3],
             "reason": "target_reached", "detail": {"tied": [0, 1]}}
     assert RENDERER.render([EventLine(event=draw, to=None)]) == [
         "Game over: draw between T0, T1 (target_reached) · final scores 22 / 22 / 3"
