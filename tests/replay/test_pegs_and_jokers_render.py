@@ -11,7 +11,6 @@ from referee.replay.pegs_and_jokers import RENDERER
 
 from .playouts import recorded_playout
 
-
 CARD_RE = re.compile(r"[2-9TJQKA][CDHS]|JK")
 
 
