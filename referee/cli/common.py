@@ -67,7 +67,7 @@ def bot_specs_for_seats(spec: GameSpec, options: dict[str, Any], commands: list[
         i = spec.team_of(seat, options) if len(commands) == teams else seat
         base = BotSpec(name=names[i] if i < len(names) else "", command=argvs[i])
         name = base.name or BotSpec.from_command_line(commands[i]).name
-        out.append(BotSpec(name=name, command=argvs[i], cwd=None))
+        out.append(BotSpec(name=name, command=argvs[i], cwd=None, named=bool(base.name)))
     return out
 
 

@@ -104,7 +104,7 @@ def print_result(result: MatchResult, quiet: bool) -> None:
     for s, _bot in enumerate(result.seats):
         spec_teams.setdefault(spec.team_of(s, result.options), []).append(s)
     teams = [spec_teams[t] for t in sorted(spec_teams)]
-    names = [b.name for b in result.seats]
+    names = result.names or [b.name for b in result.seats]
     if not quiet:
         table = score_table(result.game, entries_from_dicts(result.entries), title=f"{result.game}, seed {result.seed}")
         if table is not None:

@@ -37,7 +37,7 @@ from referee.match.bot import BotProcess
 from referee.match.channel import BotChannel, BotFault
 from referee.match.clock import TimeBank
 from referee.match.record import RECORD_FORMAT, RecordWriter, event_entry_bytes
-from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult
+from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult, display_name
 
 log = structlog.get_logger("referee.match")
 
@@ -232,7 +232,7 @@ class _Match:
         return MatchResult(
             game=self.spec.name, seed=self.seed, options=self.options, seats=self.bots,
             outcome=outcome, fault=fault_value, decisions=self.decisions, duration_s=duration,
-            record_path=self.record_path, entries=self.entries, sandbox=self.sandbox,
+            record_path=self.record_path, entries=self.entries, sandbox=self.sandbox, names=list(self.names),
         )
 
     async def _flush_record_every(self, period: float) -> None:
@@ -301,7 +301,8 @@ class _Match:
                 if type(event) is not Ready:
                     raise await self._fault_from(p, event)
                 self.wants_events[p.seat] = event.events
-                self.names[p.seat] = event.name
+                bot = self.bots[p.seat]
+                self.names[p.seat] = bot.name if bot.named else display_name(event.name, bot.name)
             except BotFault as exc:
                 faults[p.seat] = exc
 

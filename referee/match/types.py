@@ -35,14 +35,40 @@ class FaultReason(str, enum.Enum):
 _INTERPRETERS = {"python", "python3", "node", "nodejs", "ruby", "perl", "java", "bash", "sh", "pypy3", "uv", "deno"}
 
 
+#: ``env`` options that take the next argument as their value.
+_ENV_OPTIONS_WITH_VALUE = {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}
+#: Longest display name kept from a bot's ``ready`` (the rest is cut).
+NAME_MAX = 40
+
+
 def default_bot_name(argv: tuple[str, ...]) -> str:
-    """A readable name for a command: the script it runs, else the program."""
+    """A readable name for a command: the script it runs, else the program.
+
+    An ``env [OPTION]... [NAME=VALUE]...`` prefix is skipped, so
+    ``env X=1 ./bot`` is named ``bot``, not ``env``."""
+    if Path(argv[0]).name == "env":
+        rest = list(argv[1:])
+        while rest and (rest[0].startswith("-") or "=" in rest[0]):
+            if rest.pop(0) in _ENV_OPTIONS_WITH_VALUE and rest:
+                rest.pop(0)
+        if rest:
+            return default_bot_name(tuple(rest))
     prog = Path(argv[0]).name
     if prog.split(".")[0] in _INTERPRETERS or prog.startswith("python"):
         for arg in argv[1:]:
             if not arg.startswith("-"):
                 return Path(arg).stem or prog
     return Path(argv[0]).stem or prog
+
+
+def display_name(ready_name: object, fallback: str) -> str:
+    """The name shown and logged for a bot: the ``name`` of its ``ready``, made safe to
+    print (control and other unprintable characters count as spaces, a run of spaces
+    becomes one, at most ``NAME_MAX`` characters), or ``fallback`` (its command's
+    name) if that leaves nothing."""
+    text = ready_name if isinstance(ready_name, str) else ""
+    text = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return text[:NAME_MAX].rstrip() or fallback
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +81,7 @@ class BotSpec:
     network: bool = False  # opt in to the network (sandboxed bots have none by default)
     ro_paths: tuple[str, ...] = ()  # extra read-only paths in its sandbox (model weights, libraries)
     own_dir: str | None = None  # its own files, instead of the folder of its program or script
+    named: bool = False  # ``name`` was given (``--name``): shown as is instead of the bot's ready name
 
     @classmethod
     def from_command_line(cls, text: str, name: str | None = None, cwd: str | None = None) -> BotSpec:
@@ -142,6 +169,7 @@ class MatchResult:
     duration_s: float = 0.0
     record_path: Path | None = None
     entries: list[dict] = field(default_factory=list)  # public record entries, for tables
+    names: list[str] = field(default_factory=list)  # per seat: what to call the bot (``display_name``)
     sandbox: str = "off"  # how the bots ran: "bwrap" (isolated) or "off"
 
     @property
