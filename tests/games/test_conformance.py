@@ -231,6 +231,9 @@ def test_clone_is_independent(name, options):
 #: The event vocabulary every game shares (docs/protocol.md, "Events every game sends").
 SHARED_EVENT_KEYS = {
     "deal": {"deal", "dealer"},
+    "hand": {"seat", "cards"},
+    "play": {"seat", "card"},
+    "trick": {"n", "leader", "cards", "winner"},
     "draw": {"seat", "count"},
     "drawn": {"seat", "cards"},
     "redeal": {"deal", "dealer", "redeals"},
@@ -285,6 +288,11 @@ def test_every_game_speaks_the_one_event_vocabulary(name, options):
                 assert to == (data["seat"],) and log[i - 1][0]["type"] == "draw"
             elif kind == "redeal":
                 assert to is None and kinds[i + 1] in ("deal", "game_over")
+            elif kind == "trick":
+                n = len(data["cards"])
+                plays = [d for d, _ in log[:i] if d["type"] == "play"][-n:]
+                assert [p["seat"] for p in plays] == [(data["leader"] + k) % n for k in range(n)]
+                assert [p["card"] for p in plays] == data["cards"]
     assert seen["draw"] > 0 and seen["drawn"] > 0
     if name != "pegs-and-jokers":  # one deal per game there (PJ-3)
         assert seen["redeal"] > 0
