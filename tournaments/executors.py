@@ -90,7 +90,12 @@ async def open_executor(t: Tournament, games: int) -> AsyncIterator[Executor]:
     """The executor ``t`` asks for, ready to play ``games`` games; stopped on exit
     (games in flight included, within a bound)."""
     if t.dask is not None:
-        from .dask_executor import open_dask_executor  # dask is imported only here
+        try:
+            from .dask_executor import open_dask_executor  # dask is imported only here
+        except ImportError as exc:
+            if exc.name not in ("dask", "distributed"):
+                raise
+            raise ExecutorSetupError(f"dask = {t.dask!r} needs Dask: pip install 'referee[dask]'") from None
 
         async with open_dask_executor(t) as executor:
             yield executor
