@@ -34,6 +34,7 @@ import logging
 import os
 import platform
 import secrets
+import signal
 import socket
 import tempfile
 import threading
@@ -293,13 +294,21 @@ def _result(future: distributed.Future) -> Reply:
     return reply
 
 
+def dask_setup(worker: object) -> None:
+    """Run by each worker process of ``--dask local:N`` as it starts (Dask's preload):
+    a Ctrl-C at the terminal reaches the whole process group, but only the
+    coordinator may act on it; it stops the workers in order, as it does local
+    worker processes (``tournaments.workers.main`` ignores SIGINT likewise)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _local_cluster(workers: int) -> distributed.LocalCluster:
     # Worker processes are started by spawn (distributed.worker.multiprocessing-method's
-    # default): forking a process that runs a Trio loop would copy that loop.
+    # default, made sure of here): forking a process that runs a Trio loop would copy that loop.
     with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}):
         return distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", scheduler_port=0,
-            dashboard_address=None, silence_logs=logging.ERROR)
+            dashboard_address=None, silence_logs=logging.ERROR, preload=[__name__])
 
 
 def connect(address: str) -> distributed.Client:

@@ -258,7 +258,9 @@ def test_a_worker_that_lacks_a_bot_stops_the_run_naming_the_worker_and_the_entra
     out = tmp_path / "out"
     res = referee("run", "--game", "back-alley", "--entrant", f"a={sys.executable} {RANDOM_BOT}",
                   "--entrant", "b=mybot {seed}", "--dask", cluster.address, "--output", out, "-q", env=env)
-    line = one_line_error(res)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    plan, line = res.stderr.strip().splitlines()  # the plan, then why it stopped
+    assert plan.startswith("back-alley: 2 entrants") and line.startswith("referee: error: worker tcp://127.0.0.1:")
     assert "worker tcp://127.0.0.1:" in line and "entrant 'b': command 'mybot' not found on PATH" in line
     assert count_lines(out / "results.jsonl") == 0
 
