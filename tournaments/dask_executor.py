@@ -27,6 +27,7 @@ its result is dropped.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.metadata
 import json
@@ -169,9 +170,54 @@ def check_worker(setup: Mapping[str, Any]) -> str | None:
         return _checked[digest]
 
 
-def play_task(job: Job, setup: Mapping[str, Any], run: str) -> Reply:
+_core: list[int | None] = []  # the core this worker process claimed (once), or None
+
+
+def _claim_core() -> int | None:
+    """A core of this machine no other worker process holds, or None when all are
+    taken.  A lock file per core, held for the process's life (the kernel drops
+    it when the process dies), lets the worker processes of one machine share
+    out its cores without talking to each other."""
+    from .config import available_cores
+
+    for core in available_cores():
+        fd = os.open(os.path.join(tempfile.gettempdir(), f"referee-dask-core-{core}.lock"), os.O_RDWR | os.O_CREAT,
+                     0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        return core  # fd stays open: the lock is this process's
+    return None
+
+
+def _pin_this_thread() -> None:
+    """Pin the calling thread (the task's: its Trio loop and the bots it starts) to
+    this worker process's core, as ``tournaments.workers`` pins a local worker:
+    a pipe round trip within one core is far cheaper than across cores."""
+    with _lock:
+        if not _core:
+            _core.append(_claim_core() if hasattr(os, "sched_setaffinity") else None)
+    if _core[0] is not None:
+        try:
+            os.sched_setaffinity(0, {_core[0]})  # 0: the calling thread, inherited by its children
+        except OSError as exc:
+            log.warning("worker_not_pinned", core=_core[0], error=str(exc))
+
+
+def _unpin_this_thread() -> None:
+    if _core and _core[0] is not None:
+        from .config import available_cores
+
+        with suppress(OSError):
+            os.sched_setaffinity(0, set(available_cores()))
+
+
+def play_task(job: Job, setup: Mapping[str, Any], run: str, pin: bool = True) -> Reply:
     """One game, on a worker: the reply of ``_play_job``, with the record's and
-    the stderr logs' bytes, and who played it."""
+    the stderr logs' bytes, and who played it.  With ``pin`` (the tournament's
+    ``pin_cores``) the game and its bots run on one core of the worker's machine."""
     from .workers import _play_job  # the function a local worker process runs
 
     worker = worker_name()
@@ -195,7 +241,13 @@ def play_task(job: Job, setup: Mapping[str, Any], run: str) -> Reply:
                         _running.get(run, set()).discard(entry)
             return None
 
-        reply = trio.run(play)
+        if pin:
+            _pin_this_thread()
+        try:
+            reply = trio.run(play)
+        finally:
+            if pin:
+                _unpin_this_thread()
         if reply is None:
             return {"error": "stopped by the coordinator", "worker": worker}
         if "result" in reply:
@@ -247,8 +299,9 @@ class DaskExecutor(Executor):
 
     error = DaskError
 
-    def __init__(self, client: distributed.Client, setup: dict[str, Any], jobs: int) -> None:
+    def __init__(self, client: distributed.Client, setup: dict[str, Any], jobs: int, pin: bool = True) -> None:
         self.client = client
+        self.pin = pin
         self.setup = setup
         self.jobs = jobs
         self.run = secrets.token_hex(6)  # task keys of this run, apart from other runs on the scheduler
@@ -259,8 +312,8 @@ class DaskExecutor(Executor):
     async def submit(self, job: Job) -> Reply:
         self._next += 1
         job = {**job, "id": self._next}
-        future = self.client.submit(play_task, job, self.setup, self.run, key=f"referee-{self.run}-{self._next}",
-                                    pure=False)
+        future = self.client.submit(play_task, job, self.setup, self.run, self.pin,
+                                    key=f"referee-{self.run}-{self._next}", pure=False)
         done = trio.Event()
 
         def finished(_: object) -> None:  # on Dask's callback thread
@@ -351,14 +404,14 @@ async def open_dask_executor(t: Tournament) -> AsyncIterator[DaskExecutor]:
         threads = sum(c.nthreads().values())
         jobs = t.jobs if t.jobs != CLUSTER_JOBS else 2 * threads  # a game queued behind each running one
         log.info("dask_connected", scheduler=address, workers=len(verdicts), threads=threads, jobs=jobs)
-        executor = DaskExecutor(c, setup, jobs)
+        executor = DaskExecutor(c, setup, jobs, t.pin_cores)
         yield executor
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT_S):
-            if executor is not None:
-                await trio.to_thread.run_sync(executor.stop)
-            if client is not None:
-                await trio.to_thread.run_sync(client.close)
-            if cluster is not None:
-                await trio.to_thread.run_sync(cluster.close)
+            for step in (executor and executor.stop, client and client.close, cluster and cluster.close):
+                if step:
+                    try:
+                        await _blocking(step)
+                    except Exception as exc:  # a worker or scheduler already gone: nothing left to stop there
+                        log.warning("dask_close_failed", step=step.__qualname__, error=f"{type(exc).__name__}: {exc}")
 

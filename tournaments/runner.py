@@ -29,7 +29,7 @@ from typing import Protocol
 import structlog
 import trio
 
-from referee.errors import OutputError, RefereeBug, output_error_in
+from referee.errors import OutputError, RefereeBug, user_fault_in
 from referee.match.runner import run_match
 from referee.match.types import MatchResult
 
@@ -134,7 +134,8 @@ async def _run(
                 limits=t.limits, stderr_dir=out.stderr_dir(game.id), hide=t.hidden_paths(),
             )
         except Exception as exc:
-            if (full := output_error_in(exc)) is not None:  # a full disk: stop, and say so
+            # The user's to fix (a full disk; an executor's worker that lacks a bot): stop, and say so.
+            if (full := user_fault_in(exc)) is not None:
                 failure.append(full)
                 cancel.cancel()
                 return

@@ -287,6 +287,14 @@ def test_a_worker_that_joins_without_a_bot_fails_its_first_game_in_one_line(clus
     assert message.startswith("worker tcp://127.0.0.1:") and f"entrant 'a': {bot} differs" in message
 
 
+def test_an_executor_setup_error_stops_the_run_as_itself_not_as_a_referee_bug(tmp_path):
+    async def refused(*args, **kwargs):
+        raise ExecutorSetupError("worker tcp://10.0.0.7:1: entrant 'a': command 'mybot' not found on PATH")
+
+    with pytest.raises(ExecutorSetupError, match="entrant 'a'"):
+        trio.run(lambda: run_tournament(tournament(tmp_path / "out"), play=refused))
+
+
 # ---------------------------------------------------------------------------
 # `--dask local:N`: a LocalCluster started by the run itself.
 
