@@ -177,6 +177,33 @@ class TournamentConfig(_Model):
         None, description="file holding the tournament secret as hex; default: the output directory's own")
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     entrants: list[EntrantConfig] = Field(min_length=1)
+    dask: str | None = Field(None, description="play on a Dask cluster: its scheduler's address "
+                             "(tcp://HOST:8786, tls://...) or local:N (docs/distributed.md)")
+
+    @field_validator("dask")
+    @classmethod
+    def _dask_address(cls, value: str | None) -> str | None:
+        return None if value is None else check_dask_address(value)
+
+
+#: ``jobs`` of a Dask run that does not set it: as many as the cluster can play (``dask_executor``).
+CLUSTER_JOBS = 0
+
+
+def check_dask_address(text: str) -> str:
+    """``local:N`` (N >= 1) or a scheduler address, ``[tcp|tls]://HOST:PORT``; else ``ValueError``."""
+    text = text.strip()
+    if text.startswith("local:"):
+        count = text.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"{text!r}: local:N needs a number of workers N >= 1")
+        return text
+    scheme, sep, rest = text.rpartition("://")
+    host, colon, port = rest.rpartition(":")
+    if (sep and scheme not in ("tcp", "tls")) or not colon or not host or not port.isdigit() \
+            or not 0 < int(port) < 65536:
+        raise ValueError(f"{text!r}: expected a scheduler address tcp://HOST:PORT (or tls://HOST:PORT) or local:N")
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +254,7 @@ class Tournament:
     output: Path
     jobs: int
     pin_cores: bool = True
+    dask: str | None = field(default=None, compare=False)  # a scheduler's address or local:N; None: local workers
     source: Path | None = field(default=None, compare=False)  # the tournament file, hidden from bots
     secret_path: Path | None = field(default=None, compare=False, repr=False)  # secret_file, hidden too
     # Given explicitly (``secret_file``, ``--secret``) or, once the output
@@ -393,8 +421,9 @@ def resolve(
         limits=dataclasses.replace(config.limits.to_limits(), sandbox=config.sandbox.value),
         entrants=tuple(entrants),
         output=(base_dir / output).resolve() if not output.is_absolute() else output,
-        jobs=config.jobs or default_jobs(),
+        jobs=config.jobs or (CLUSTER_JOBS if config.dask else default_jobs()),
         pin_cores=config.pin_cores,
+        dask=config.dask,
         secret=secret,
         secret_path=(base_dir / config.secret_file).resolve() if config.secret_file else None,
     )

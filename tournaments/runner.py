@@ -19,6 +19,7 @@ is left, and the next run resumes and writes the standings.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -28,17 +29,17 @@ from typing import Protocol
 import structlog
 import trio
 
-from referee.errors import OutputError, RefereeBug, output_error_in
+from referee.errors import OutputError, RefereeBug, user_fault_in
 from referee.match.runner import run_match
 from referee.match.types import MatchResult
 
-from .config import Tournament, default_jobs
+from .config import Tournament
+from .executors import open_executor
 from .output import OpenedOutput, OutputDir, ResultsWriter, open_output
 from .results import GameResult
 from .schedule import ScheduledGame
 from .standings import Standings
 from .standings_files import write_current_standings
-from .workers import open_worker_pool
 
 log = structlog.get_logger("referee.tournament")
 
@@ -89,18 +90,18 @@ async def run_tournament(
 
     ``opened`` is what ``open_output(t)`` returned, if the caller opened the
     output directory already (to report a bad one before starting);
-    ``play`` is the match runner: by default games are played by worker
-    processes, one per core (``tournaments.workers``); tests pass a fake or
-    ``run_match`` itself to play in this process."""
+    ``play`` is the match runner: by default games are played by the
+    executor ``t`` asks for (``tournaments.executors``: worker processes, one
+    per core, or a Dask cluster); tests pass a fake or ``run_match`` itself to
+    play in this process."""
     if opened is None:
         opened = open_output(t)
     t, done = opened.tournament, opened.done
     pending = [g for g in t.schedule() if g.id not in done]
     if play is not None or not pending:
         return await _run(t, progress, play or run_match, done, pending)
-    workers = min(t.jobs, len(pending), default_jobs())  # one per core at most
-    async with open_worker_pool(workers, pin=t.pin_cores, limits=t.limits) as pool:
-        return await _run(t, progress, pool.play, done, pending)
+    async with open_executor(t, len(pending)) as executor:  # local workers or a Dask cluster
+        return await _run(dataclasses.replace(t, jobs=executor.jobs), progress, executor.play, done, pending)
 
 
 async def _run(
@@ -133,7 +134,8 @@ async def _run(
                 limits=t.limits, stderr_dir=out.stderr_dir(game.id), hide=t.hidden_paths(),
             )
         except Exception as exc:
-            if (full := output_error_in(exc)) is not None:  # a full disk: stop, and say so
+            # The user's to fix (a full disk; an executor's worker that lacks a bot): stop, and say so.
+            if (full := user_fault_in(exc)) is not None:
                 failure.append(full)
                 cancel.cancel()
                 return

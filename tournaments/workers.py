@@ -33,7 +33,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,12 +43,13 @@ import structlog
 import trio
 
 from protocol.framing import TOO_LONG, LineBuffer
-from referee.errors import OutputError, RefereeBug, output_error_in, save_traceback
+from referee.errors import output_error_in, save_traceback
 from referee.logging import configure_logging, current_level
 from referee.match.bot import describe_exit
 from referee.match.runner import run_match
-from referee.match.types import BotSpec, Limits, MatchResult
+from referee.match.types import BotSpec, Limits
 from tournaments.config import available_cores
+from tournaments.executors import Executor, ExecutorError, Job, Reply
 
 log = structlog.get_logger("referee.workers")
 
@@ -57,7 +58,7 @@ _MAX_LINE = 64 << 20  # a result line carries no record entries: far below this
 WORKER_STOP_S = 5.0  # after the bots' own shutdown schedule, how long a worker may take to exit
 
 
-class WorkerError(RefereeBug):
+class WorkerError(ExecutorError):
     """A worker process failed: the referee's fault, never a bot's."""
 
 
@@ -159,33 +160,22 @@ class _Worker:
                 await proc.wait()
 
 
-class WorkerPool:
-    """``play`` has ``run_match``'s signature; games go to the least busy worker."""
+class WorkerPool(Executor):
+    """The local executor (``tournaments.executors``): jobs go to the least busy worker."""
+
+    error = WorkerError
 
     def __init__(self, workers: list[_Worker], stop_s: float) -> None:
         self.workers = workers
         self.stop_s = stop_s
+        self.jobs = len(workers)
         self._next_id = 0
 
-    async def play(
-        self, game: str, options: dict | None, bots: Sequence[BotSpec], *, seed: int,
-        record_path: Path | None = None, limits: Limits = Limits(), stderr_dir: Path | None = None,
-        hide: Sequence[Path] = (),
-    ) -> MatchResult:
+    async def submit(self, job: Job) -> Reply:
         worker = min(self.workers, key=lambda w: (w.failure is not None, w.busy, w.index))
         self._next_id += 1
-        job = {
-            "game": game, "options": options or {}, "bots": [b.to_json() for b in bots], "seed": seed,
-            "record_path": str(record_path) if record_path is not None else None,
-            "limits": limits.to_json(), "stderr_dir": str(stderr_dir) if stderr_dir is not None else None,
-            "hide": [str(p) for p in hide],
-        }
         reply = await worker.play(self._next_id, job)
-        if reply.get("output_error"):
-            raise OutputError(reply["error"])
-        if "error" in reply:
-            raise WorkerError(f"worker process {worker.process.pid}: {reply['error']}")
-        return MatchResult.from_json(reply["result"])
+        return {**reply, "worker": f"worker process {worker.process.pid}"}
 
 
 def worker_command(core: int | None, log_level: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The `referee` command: play, run, replay.
+"""The `referee` command: play, run, replay, worker.
 
 Errors become exit statuses here and nowhere else (``run``): the commands
 raise ``UserFault`` / ``RefereeBug`` (``referee.errors``) and never translate.
@@ -12,7 +12,7 @@ import traceback
 
 import typer
 
-from referee.cli import play, replay
+from referee.cli import play, replay, worker
 from referee.errors import EXIT_BUG, describe_bug, save_traceback, user_fault_in
 from referee.logging import configure_logging
 
@@ -43,6 +43,7 @@ except ImportError as exc:  # pragma: no cover  (only while the package is being
         raise
 else:
     _run.register(app)
+worker.register(app)
 
 
 def _say(text: str) -> None:

@@ -50,13 +50,14 @@ def build_tournament(
     time_bank_ms: int | None = None,
     sandbox: str | None = None,
     secret: str | None = None,
+    dask: str | None = None,
     cwd: Path | None = None,
 ) -> Tournament:
     """The file's settings with the flags applied on top, resolved and checked."""
     cwd = cwd or Path.cwd()
     data: dict[str, Any] = load_file(file) if file is not None else {}
     flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
-             "jobs": jobs, "pin_cores": pin_cores, "sandbox": sandbox}
+             "jobs": jobs, "pin_cores": pin_cores, "sandbox": sandbox, "dask": dask}
     data.update({k: v for k, v in flags.items() if v is not None})
     if output is not None:
         data["output"] = str(cwd / output)
@@ -99,8 +100,14 @@ def describe_plan(t: Tournament, done: int, isolation: str | None = None) -> str
 
     return (f"{t.game}: {n(len(t.entrants), 'entrant')}, {n(pairings, 'pairing')} x "
             f"{n(t.games_per_pairing, 'deal')} x {n(seatings, 'seating')} = {n(t.total_games(), 'game')}; "
-            f"jobs {t.jobs}; sandbox {t.limits.sandbox}{f' ({isolation})' if isolation else ''}; "
+            f"{_where(t)}; sandbox {t.limits.sandbox}{f' ({isolation})' if isolation else ''}; "
             f"output {t.output}{resumed}")
+
+
+def _where(t: Tournament) -> str:
+    if t.dask is None:
+        return f"jobs {t.jobs}"
+    return f"dask {t.dask}, jobs {t.jobs or 'twice its threads'}"
 
 
 def register(app: typer.Typer) -> None:
@@ -140,6 +147,10 @@ def register(app: typer.Typer) -> None:
         secret: Annotated[str | None, typer.Option(
             metavar="HEX", help="Tournament secret, 64 hex digits (default: the file's secret_file, else the "
                                 "output directory's own, made at its first run). Deal seeds derive from it.")] = None,
+        dask: Annotated[str | None, typer.Option(
+            "--dask", metavar="ADDRESS",
+            help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786, tls://...), or local:N to "
+                 "start N single-threaded workers on this machine (needs referee[dask]; docs/distributed.md).")] = None,
         quiet: Annotated[bool, typer.Option(
             "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
         dry_run: Annotated[bool, typer.Option(
@@ -149,7 +160,7 @@ def register(app: typer.Typer) -> None:
         t = build_tournament(
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
             games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
-            handshake_ms=handshake_ms, time_bank_ms=time_bank_ms, secret=secret,
+            handshake_ms=handshake_ms, time_bank_ms=time_bank_ms, secret=secret, dask=dask,
             sandbox=sandbox.value if sandbox is not None else None,
         )
         err = Console(stderr=True, highlight=False, soft_wrap=True)

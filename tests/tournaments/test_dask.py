@@ -1,0 +1,341 @@
+"""Tournaments on a real Dask cluster, on 127.0.0.1 only (tournaments/dask_executor.py):
+`dask scheduler` and `dask worker` processes on free ports play the same games as a
+local run; a worker killed mid-run costs no game and counts none twice; `referee worker`
+refuses other versions; a worker that lacks a bot stops the run naming both; and
+`--dask local:2` (plus its Ctrl-C and resume) behaves as a local run."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+pytest.importorskip("distributed")
+
+import distributed  # noqa: E402
+
+from tournaments import dask_executor  # noqa: E402
+from tournaments.config import parse, resolve  # noqa: E402
+from tournaments.dask_executor import (  # noqa: E402
+    VERSIONS_KEY,
+    check_setup,
+    local_versions,
+    setup_of,
+    version_differences,
+)
+from tournaments.executors import ExecutorSetupError  # noqa: E402
+from tournaments.results import parse_results  # noqa: E402
+from tournaments.runner import run_tournament  # noqa: E402
+
+from .helpers import SECRET, result_lines  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
+GAMES = 4  # 2 entrants x 2 deals x 2 seatings
+
+
+def settings(out: Path, **overrides) -> dict:
+    data = {"game": "back-alley", "seed": 11, "games_per_pairing": 2, "output": str(out),
+            # no timeouts on a loaded machine: a forfeit would break the comparison
+            "limits": {"decision_s": 30.0, "handshake_s": 60.0},
+            "entrants": [{"name": n, "command": [sys.executable, str(RANDOM_BOT), "{seed}"]} for n in ("a", "b")]}
+    data.update(overrides)
+    return data
+
+
+def tournament(out: Path, **overrides):
+    return resolve(parse(settings(out, **overrides)), ROOT).with_secret(SECRET)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def count_lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+class Cluster:
+    """`dask scheduler` and `dask worker` processes on loopback, each in its own session."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs = logs
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.procs: list[subprocess.Popen] = []
+        self.scheduler = self._start("scheduler", ["distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                                   "--port", self.address.rsplit(":", 1)[1], "--no-dashboard"])
+        self.workers: list[subprocess.Popen] = []
+
+    def _start(self, name: str, args: list[str], env: dict | None = None) -> subprocess.Popen:
+        log = (self.logs / f"{name}.log").open("ab")
+        proc = subprocess.Popen([sys.executable, "-m", *args], stdout=log, stderr=log, start_new_session=True,
+                                env=env)
+        self.procs.append(proc)
+        return proc
+
+    def add_worker(self, env: dict | None = None) -> subprocess.Popen:
+        name = f"worker{len(self.workers)}"
+        proc = self._start(name, ["distributed.cli.dask_worker", self.address, "--nthreads", "1", "--host",
+                                  "127.0.0.1", "--no-dashboard", "--name", name], env)
+        self.workers.append(proc)
+        return proc
+
+    def client(self) -> distributed.Client:
+        return distributed.Client(self.address, timeout=60, set_as_default=False)
+
+    def wait_for_workers(self, count: int) -> None:
+        with self.client() as c:
+            c.wait_for_workers(count, timeout=120)
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = Cluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        c.add_worker()
+        c.add_worker()
+        c.wait_for_workers(2)
+        yield c
+    finally:
+        c.close()
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    """The reference: the same tournament played by local worker processes."""
+    out = tmp_path_factory.mktemp("local") / "out"
+    run = trio.run(lambda: run_tournament(tournament(out, jobs=2)))
+    assert run.played == GAMES
+    return out, run
+
+
+def same_records(a: Path, b: Path) -> None:
+    """Record files line for line, but for timings (decisions, header and result)."""
+    for game_id in range(GAMES):
+        here = (a / "records" / f"{game_id:06d}.jsonl").read_text().splitlines()
+        there = (b / "records" / f"{game_id:06d}.jsonl").read_text().splitlines()
+        assert len(here) == len(there) > 100
+        keep = [i for i, line in enumerate(here) if not any(
+            k in line for k in ('"record":"decision"', '"record":"header"', '"record":"result"'))]
+        assert [here[i] for i in keep] == [there[i] for i in keep]
+
+
+def test_a_tournament_on_a_cluster_equals_a_local_run(cluster, local_run, tmp_path):
+    local_out, local = local_run
+    out = tmp_path / "out"
+    run = trio.run(lambda: run_tournament(tournament(out, dask=cluster.address)))
+    assert run.played == GAMES
+    assert result_lines(out) == result_lines(local_out)
+    assert run.standings.to_json() == local.standings.to_json()
+    assert (out / "standings.json").read_bytes() == (local_out / "standings.json").read_bytes()
+    same_records(out, local_out)
+    # The coordinator published its versions for `referee worker`.
+    with cluster.client() as c:
+        assert c.get_metadata(VERSIONS_KEY) == local_versions()
+
+
+def test_a_worker_killed_mid_run_costs_no_game_and_counts_none_twice(local_run, tmp_path):
+    local_out, local = local_run
+    c = Cluster(tmp_path)
+    killed: list[str] = []
+    try:
+        c.add_worker()
+        c.add_worker()
+        c.wait_for_workers(2)
+        out = tmp_path / "out"
+
+        def kill_a_busy_worker() -> None:
+            deadline = time.monotonic() + 180
+            with c.client() as client:
+                while time.monotonic() < deadline:
+                    busy = [w for w, tasks in client.processing().items() if tasks]
+                    if count_lines(out / "results.jsonl") >= 1 and busy:
+                        pids = client.run(os.getpid, workers=busy[:1])
+                        (pid,) = pids.values()
+                        os.killpg(os.getpgid(pid), signal.SIGKILL)  # its nanny too: the machine is gone
+                        killed.append(busy[0])
+                        return
+                    time.sleep(0.02)
+
+        async def main():
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(trio.to_thread.run_sync, kill_a_busy_worker)
+                return await run_tournament(tournament(out, dask=c.address))
+
+        run = trio.run(main)
+    finally:
+        c.close()
+    assert killed, "a worker was playing a game when it was killed"
+    assert count_lines(out / "results.jsonl") == GAMES  # one line per game: none lost, none twice
+    assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(GAMES))
+    assert result_lines(out) == result_lines(local_out)
+    assert run.standings.to_json() == local.standings.to_json()
+    same_records(out, local_out)
+
+
+def referee(*args, env=None, timeout=300):
+    return subprocess.run([sys.executable, "-m", "referee", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout, env=env)
+
+
+def one_line_error(res) -> str:
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("referee: error: "), res.stderr
+    return lines[0]
+
+
+def test_referee_worker_refuses_other_versions_and_joins_with_the_same(cluster):
+    other = {**local_versions(), "rules": {**local_versions()["rules"], "back-alley": "0"}, "dask": "1.0"}
+    with cluster.client() as c:
+        c.set_metadata(VERSIONS_KEY, other)
+    line = one_line_error(referee("worker", cluster.address))
+    assert f"cannot play games for {cluster.address}" in line
+    assert f"back-alley rules version {local_versions()['rules']['back-alley']} here, 0 there" in line
+    assert f"dask {local_versions()['dask']} here, 1.0 there" in line
+    with cluster.client() as c:
+        assert len(c.nthreads()) == 2  # it did not join
+
+    with cluster.client() as c:
+        c.set_metadata(VERSIONS_KEY, local_versions())
+    joined = subprocess.Popen([sys.executable, "-m", "referee", "worker", cluster.address, "--nworkers", "1",
+                               "--no-dashboard", "--host", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        cluster.wait_for_workers(3)
+        with cluster.client() as c:
+            assert sorted(c.nthreads().values()) == [1, 1, 1]  # one game at a time per worker
+    finally:
+        os.killpg(joined.pid, signal.SIGKILL)
+        joined.wait()
+
+
+def test_versions_and_bots_are_checked_against_the_coordinators(tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text(RANDOM_BOT.read_text())
+    t = resolve(parse(settings(tmp_path / "out", entrants=[
+        {"name": "a", "command": [sys.executable, str(bot)]},
+        {"name": "b", "command": [sys.executable, str(RANDOM_BOT)]}])), ROOT)
+    setup = setup_of(t)
+    assert check_setup(setup) is None
+    assert version_differences(local_versions(), {**local_versions(), "python": "2.7.18"}) == \
+        [f"python {local_versions()['python']} here, 2.7.18 there"]
+    assert "python" in check_setup({**setup, "versions": {**setup["versions"], "python": "2.7.18"}})
+    bot.write_text(RANDOM_BOT.read_text() + "\n# changed\n")
+    problem = check_setup(setup)
+    assert problem is not None and problem.startswith(f"entrant 'a': {bot} differs from the coordinator's")
+    bot.unlink()
+    assert check_setup(setup) == f"entrant 'a': script '{bot}' not found ({bot} does not exist)"
+
+
+def test_a_worker_that_lacks_a_bot_stops_the_run_naming_the_worker_and_the_entrant(cluster, tmp_path):
+    # `mybot` is on the coordinator's PATH only: the workers were started without it.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mybot").write_text(f"#!/bin/sh\nexec {sys.executable} {RANDOM_BOT} \"$@\"\n")
+    (bin_dir / "mybot").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    out = tmp_path / "out"
+    res = referee("run", "--game", "back-alley", "--entrant", f"a={sys.executable} {RANDOM_BOT}",
+                  "--entrant", "b=mybot {seed}", "--dask", cluster.address, "--output", out, "-q", env=env)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    plan, line = res.stderr.strip().splitlines()  # the plan, then why it stopped
+    assert plan.startswith("back-alley: 2 entrants") and line.startswith("referee: error: worker tcp://127.0.0.1:")
+    assert "worker tcp://127.0.0.1:" in line and "entrant 'b': command 'mybot' not found on PATH" in line
+    assert count_lines(out / "results.jsonl") == 0
+
+
+def test_a_worker_that_joins_without_a_bot_fails_its_first_game_in_one_line(cluster, tmp_path):
+    bot = tmp_path / "bot.py"
+    bot.write_text(RANDOM_BOT.read_text())
+    t = resolve(parse(settings(tmp_path / "out", entrants=[
+        {"name": "a", "command": [sys.executable, str(bot), "{seed}"]},
+        {"name": "b", "command": [sys.executable, str(RANDOM_BOT), "{seed}"]}])), ROOT)
+    t = dataclasses.replace(t, dask=cluster.address).with_secret(SECRET)
+
+    async def main():
+        async with dask_executor.open_dask_executor(t) as ex:  # every worker checked: all well
+            # The bot changes after the check; workers that join now (here: forget their
+            # verdict) check again before their first game, and refuse it.
+            bot.write_text("changed")
+            await trio.to_thread.run_sync(lambda: ex.client.run(dask_executor._checked.clear))
+            with pytest.raises(ExecutorSetupError) as info:
+                await ex.play(t.game, t.options, t.bots(t.schedule()[0]), seed=1)
+            return str(info.value)
+
+    message = trio.run(main)
+    assert message.startswith("worker tcp://127.0.0.1:") and f"entrant 'a': {bot} differs" in message
+
+
+def test_an_executor_setup_error_stops_the_run_as_itself_not_as_a_referee_bug(tmp_path):
+    async def refused(*args, **kwargs):
+        raise ExecutorSetupError("worker tcp://10.0.0.7:1: entrant 'a': command 'mybot' not found on PATH")
+
+    with pytest.raises(ExecutorSetupError, match="entrant 'a'"):
+        trio.run(lambda: run_tournament(tournament(tmp_path / "out"), play=refused))
+
+
+# ---------------------------------------------------------------------------
+# `--dask local:N`: a LocalCluster started by the run itself.
+
+
+def toml_file(tmp_path: Path) -> Path:
+    data = settings(tmp_path / "unused")
+    lines = [f'game = "{data["game"]}"', f"seed = {data['seed']}", f"games_per_pairing = {data['games_per_pairing']}",
+             "[limits]", "decision_s = 30.0", "handshake_s = 60.0"]
+    for e in data["entrants"]:
+        lines += ["[[entrants]]", f'name = "{e["name"]}"', f"command = {json.dumps(e['command'])}"]
+    path = tmp_path / "t.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_dask_local_2_equals_a_local_run_and_resumes_after_ctrl_c(local_run, tmp_path):
+    local_out, _ = local_run
+    toml = toml_file(tmp_path)
+    out = tmp_path / "out"
+    args = ["run", toml, "--dask", "local:2", "--secret", SECRET.hex(), "--output", out, "-q"]
+    proc = subprocess.Popen([sys.executable, "-m", "referee", *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while count_lines(out / "results.jsonl") < 1:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr and proc.stderr.read()
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends to the foreground group
+        _, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("referee: interrupted;"), err
+    kept = count_lines(out / "results.jsonl")
+    assert 1 <= kept < GAMES
+    res = referee(*args)
+    assert res.returncode == 0, res.stderr
+    assert "dask local:2, jobs twice its threads" in res.stderr and f"resuming, {kept} already played" in res.stderr
+    assert "Traceback" not in res.stderr
+    assert result_lines(out) == result_lines(local_out)
+    assert (out / "standings.json").read_bytes() == (local_out / "standings.json").read_bytes()
+    same_records(out, local_out)

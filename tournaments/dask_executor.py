@@ -1,0 +1,417 @@
+"""Play a tournament's games on a Dask cluster: ``referee run --dask ADDRESS``
+(docs/distributed.md).  Imported only by a run that asks for Dask.
+
+One Dask task plays one game: ``play_task`` runs ``trio.run`` of the very
+function a local worker process runs (``tournaments.workers._play_job``),
+with its sandbox and limits, on whichever worker Dask picks.  The game's
+record and its bots' stderr are written to a temporary folder on the worker
+and come back with the result; the coordinator (the ``referee run`` process)
+writes them where a local run would, and alone writes ``results.jsonl`` and
+the standings.  So the output folder need not be shared, and a game that
+Dask plays twice (its first worker died) is written once: each game is one
+task, and the runner keeps one result per game id.
+
+What cannot differ between the coordinator and a worker is checked before a
+worker's first game (``check_setup``): the Python, referee, dask and
+distributed versions, every game's rules version, and each entrant's program
+and script, which must be at the same path with the same content (SHA-256)
+on every worker.  A worker that fails the check stops the run with one line
+naming the worker and what differs.
+
+Stopping (Ctrl-C, a failed game): tasks not started are cancelled, and every
+worker is told to cancel this run's games in progress (``_stop_run``): their
+bots are shut down as in a local run.  A worker that cannot be reached ends
+its game by the game's own limits (Dask cannot interrupt a running task);
+its result is dropped.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import platform
+import secrets
+import signal
+import socket
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import dask
+import distributed
+import structlog
+import trio
+
+from referee.errors import OutputError
+from referee.games import GAMES
+from referee.match.commands import CommandError, check_command, script_of
+
+from .config import CLUSTER_JOBS, Tournament
+from .executors import Executor, ExecutorError, ExecutorSetupError, Job, Reply
+
+log = structlog.get_logger("referee.dask")
+
+VERSIONS_KEY = "referee-versions"  # where a coordinator publishes its versions on the scheduler
+CONNECT_TIMEOUT_S = 10.0
+CLOSE_TIMEOUT_S = 10.0
+
+
+class DaskError(ExecutorError):
+    """Dask could not play a game (it gave up after workers died, or lost the scheduler)."""
+
+
+# ---------------------------------------------------------------------------
+# What every machine must have the same.
+
+
+def local_versions() -> dict[str, Any]:
+    """The versions a worker must share with the coordinator."""
+    return {
+        "python": platform.python_version(),
+        "referee": importlib.metadata.version("referee"),
+        "dask": dask.__version__,
+        "distributed": distributed.__version__,
+        "rules": {name: spec.rules_version for name, spec in sorted(GAMES.items())},
+    }
+
+
+def version_differences(here: Mapping[str, Any], there: Mapping[str, Any]) -> list[str]:
+    """``python 3.11.2 here, 3.12.1 there``, one item per difference."""
+    out = [f"{key} {here.get(key)} here, {there.get(key)} there"
+           for key in ("python", "referee", "dask", "distributed") if here.get(key) != there.get(key)]
+    rules_here, rules_there = here.get("rules", {}), there.get("rules", {})
+    out += [f"{game} rules version {rules_here.get(game, 'none')} here, {rules_there.get(game, 'none')} there"
+            for game in sorted(set(rules_here) | set(rules_there)) if rules_here.get(game) != rules_there.get(game)]
+    return out
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def program_digests(argv: Sequence[str], cwd: Path) -> dict[str, str]:
+    """The SHA-256 of each file the command names by path (its program, its
+    script), after ``check_command``; ``CommandError`` if it cannot run here.
+    A program found on ``PATH`` (an interpreter) need only exist."""
+    check_command(argv, cwd, placeholders=True)
+    named = [argv[0]] if os.sep in argv[0] else []
+    script = script_of(argv)
+    named += [script] if script is not None else []
+    files = [cwd / name for name in named if "{" not in name]
+    try:
+        return {str(path): _sha256(path) for path in files}
+    except OSError as exc:
+        raise CommandError(f"cannot read {exc.filename}: {exc.strerror}") from None
+
+
+def setup_of(t: Tournament) -> dict[str, Any]:
+    """What a worker checks before its first game of ``t``."""
+    return {
+        "versions": local_versions(),
+        "entrants": {e.name: {"argv": list(e.argv), "cwd": str(e.cwd), "files": program_digests(e.argv, e.cwd)}
+                     for e in t.entrants},
+    }
+
+
+def check_setup(setup: Mapping[str, Any]) -> str | None:
+    """On a worker: what differs from the coordinator's ``setup``, in one line, or None."""
+    differences = version_differences(local_versions(), setup["versions"])
+    if differences:
+        return f"versions differ from the coordinator's: {'; '.join(differences)}"
+    for name, entrant in setup["entrants"].items():
+        try:
+            here = program_digests(entrant["argv"], Path(entrant["cwd"]))
+        except CommandError as exc:
+            return f"entrant {name!r}: {exc}"
+        for path, digest in entrant["files"].items():
+            if here.get(path) != digest:
+                return (f"entrant {name!r}: {path} differs from the coordinator's "
+                        f"(sha256 {here.get(path, 'none')[:12]} here, {digest[:12]} there)")
+    return None
+
+
+def _digest(setup: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(setup, sort_keys=True).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# Worker side: what a Dask task runs.
+
+_lock = threading.Lock()
+_checked: dict[str, str | None] = {}  # setup digest -> this worker process's verdict
+_running: dict[str, set[tuple[trio.lowlevel.TrioToken, trio.CancelScope]]] = {}  # by run: games in progress
+
+
+def worker_name() -> str:
+    try:
+        address = distributed.get_worker().address
+    except ValueError:  # not in a worker (a test calling directly)
+        address = "(no worker)"
+    return f"worker {address} on {socket.gethostname()}"
+
+
+def check_worker(setup: Mapping[str, Any]) -> str | None:
+    """``check_setup`` once per worker process and setup."""
+    digest = _digest(setup)
+    with _lock:
+        if digest not in _checked:
+            _checked[digest] = check_setup(setup)
+        return _checked[digest]
+
+
+_core: list[int | None] = []  # the core this worker process claimed (once), or None
+
+
+def _claim_core() -> int | None:
+    """A core of this machine no other worker process holds, or None when all are
+    taken.  A lock file per core, held for the process's life (the kernel drops
+    it when the process dies), lets the worker processes of one machine share
+    out its cores without talking to each other."""
+    from .config import available_cores
+
+    for core in available_cores():
+        fd = os.open(os.path.join(tempfile.gettempdir(), f"referee-dask-core-{core}.lock"), os.O_RDWR | os.O_CREAT,
+                     0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        return core  # fd stays open: the lock is this process's
+    return None
+
+
+def _pin_this_thread() -> None:
+    """Pin the calling thread (the task's: its Trio loop and the bots it starts) to
+    this worker process's core, as ``tournaments.workers`` pins a local worker:
+    a pipe round trip within one core is far cheaper than across cores."""
+    with _lock:
+        if not _core:
+            _core.append(_claim_core() if hasattr(os, "sched_setaffinity") else None)
+    if _core[0] is not None:
+        try:
+            os.sched_setaffinity(0, {_core[0]})  # 0: the calling thread, inherited by its children
+        except OSError as exc:
+            log.warning("worker_not_pinned", core=_core[0], error=str(exc))
+
+
+def _unpin_this_thread() -> None:
+    if _core and _core[0] is not None:
+        from .config import available_cores
+
+        with suppress(OSError):
+            os.sched_setaffinity(0, set(available_cores()))
+
+
+def play_task(job: Job, setup: Mapping[str, Any], run: str, pin: bool = True) -> Reply:
+    """One game, on a worker: the reply of ``_play_job``, with the record's and
+    the stderr logs' bytes, and who played it.  With ``pin`` (the tournament's
+    ``pin_cores``) the game and its bots run on one core of the worker's machine."""
+    from .workers import _play_job  # the function a local worker process runs
+
+    worker = worker_name()
+    problem = check_worker(setup)
+    if problem is not None:
+        return {"error": problem, "setup_error": True, "worker": worker}
+    with tempfile.TemporaryDirectory(prefix="referee-game-") as tmp:
+        here = Path(tmp)
+        local = {**job, "record_path": str(here / "record.jsonl") if job["record_path"] else None,
+                 "stderr_dir": str(here / "stderr") if job["stderr_dir"] else None}
+
+        async def play() -> Reply | None:
+            with trio.CancelScope() as scope:
+                entry = (trio.lowlevel.current_trio_token(), scope)
+                with _lock:
+                    _running.setdefault(run, set()).add(entry)
+                try:
+                    return await _play_job(local)
+                finally:
+                    with _lock:
+                        _running.get(run, set()).discard(entry)
+            return None
+
+        if pin:
+            _pin_this_thread()
+        try:
+            reply = trio.run(play)
+        finally:
+            if pin:
+                _unpin_this_thread()
+        if reply is None:
+            return {"error": "stopped by the coordinator", "worker": worker}
+        if "result" in reply:
+            record = here / "record.jsonl"
+            reply["record"] = record.read_bytes() if record.exists() else None
+            logs = here / "stderr"
+            reply["stderr"] = {p.name: p.read_bytes() for p in sorted(logs.iterdir())} if logs.is_dir() else {}
+    reply["worker"] = worker
+    return reply
+
+
+def _stop_run(run: str) -> int:
+    """On a worker (``Client.run``): cancel ``run``'s games in progress; how many."""
+    with _lock:
+        games = list(_running.pop(run, ()))
+    for token, scope in games:
+        with suppress(trio.RunFinishedError):
+            token.run_sync_soon(scope.cancel)
+    return len(games)
+
+
+# ---------------------------------------------------------------------------
+# Coordinator side.
+
+
+def _deliver(reply: Reply, job: Job) -> Reply:
+    """Write the record and stderr logs that came back with ``reply`` where the job says."""
+    record, logs = reply.pop("record", None), reply.pop("stderr", {})
+    if record is not None and job["record_path"]:
+        path = Path(job["record_path"])
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(record)
+        except OSError as exc:
+            raise OutputError.of(path, exc, "record") from None
+    if job["stderr_dir"]:
+        folder = Path(job["stderr_dir"])
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, data in logs.items():
+                (folder / Path(name).name).write_bytes(data)
+        except OSError as exc:
+            raise OutputError.of(folder, exc, "stderr log in") from None
+    return reply
+
+
+class DaskExecutor(Executor):
+    """Each job is a task of ``client``; ``jobs`` games are kept in flight."""
+
+    error = DaskError
+
+    def __init__(self, client: distributed.Client, setup: dict[str, Any], jobs: int, pin: bool = True) -> None:
+        self.client = client
+        self.pin = pin
+        self.setup = setup
+        self.jobs = jobs
+        self.run = secrets.token_hex(6)  # task keys of this run, apart from other runs on the scheduler
+        self.abandoned: list[distributed.Future] = []  # submitted, then given up by the runner
+        self._token = trio.lowlevel.current_trio_token()
+        self._next = 0
+
+    async def submit(self, job: Job) -> Reply:
+        self._next += 1
+        job = {**job, "id": self._next}
+        future = self.client.submit(play_task, job, self.setup, self.run, self.pin,
+                                    key=f"referee-{self.run}-{self._next}", pure=False)
+        done = trio.Event()
+
+        def finished(_: object) -> None:  # on Dask's callback thread
+            with suppress(trio.RunFinishedError):
+                self._token.run_sync_soon(done.set)
+
+        future.add_done_callback(finished)
+        try:
+            await done.wait()
+        except trio.Cancelled:
+            self.abandoned.append(future)
+            raise
+        reply = await trio.to_thread.run_sync(_result, future)
+        return await trio.to_thread.run_sync(_deliver, reply, job)
+
+    def stop(self) -> None:
+        """Cancel what was abandoned and the games in progress (blocking; bounded by the caller)."""
+        if self.abandoned:
+            self.client.cancel(self.abandoned)
+            stopped = self.client.run(_stop_run, self.run)
+            log.info("dask_games_stopped", abandoned=len(self.abandoned), running=sum(stopped.values()))
+
+
+def _result(future: distributed.Future) -> Reply:
+    try:
+        reply: Reply = future.result()
+    except distributed.client.FutureCancelledError as exc:
+        raise DaskError(f"the Dask scheduler dropped the game: {exc}") from None
+    except Exception as exc:  # KilledWorker after allowed-failures deaths, a lost connection
+        raise DaskError(f"Dask could not play the game: {type(exc).__name__}: {exc}") from None
+    return reply
+
+
+def dask_setup(worker: object) -> None:
+    """Run by each worker process of ``--dask local:N`` as it starts (Dask's preload):
+    a Ctrl-C at the terminal reaches the whole process group, but only the
+    coordinator may act on it; it stops the workers in order, as it does local
+    worker processes (``tournaments.workers.main`` ignores SIGINT likewise)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _local_cluster(workers: int) -> distributed.LocalCluster:
+    # Worker processes are started by spawn (distributed.worker.multiprocessing-method's
+    # default, made sure of here): forking a process that runs a Trio loop would copy that loop.
+    with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}):
+        return distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", scheduler_port=0,
+            dashboard_address=None, silence_logs=logging.ERROR, preload=[__name__])
+
+
+def connect(address: str) -> distributed.Client:
+    """A client of the scheduler at ``address``; ``ExecutorSetupError`` if it cannot be reached."""
+    try:
+        return distributed.Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ExecutorSetupError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+async def _blocking(fn: Callable[[], Any]) -> Any:
+    return await trio.to_thread.run_sync(fn, abandon_on_cancel=True)
+
+
+@asynccontextmanager
+async def open_dask_executor(t: Tournament) -> AsyncIterator[DaskExecutor]:
+    """Connect to ``t.dask`` (or start a local cluster for ``local:N``), check
+    every worker, and publish this machine's versions for ``referee worker``."""
+    assert t.dask is not None
+    setup = await trio.to_thread.run_sync(setup_of, t)
+    cluster: distributed.LocalCluster | None = None
+    client: distributed.Client | None = None
+    executor: DaskExecutor | None = None
+    try:
+        address = t.dask
+        if address.startswith("local:"):
+            cluster = await _blocking(lambda: _local_cluster(int(address.removeprefix("local:"))))
+            address = cluster.scheduler_address
+        client = await _blocking(lambda: connect(address))
+        assert client is not None
+        c = client
+        await _blocking(lambda: c.set_metadata(VERSIONS_KEY, setup["versions"]))
+        if not c.nthreads():
+            log.warning("dask_waiting_for_workers", scheduler=address)
+            await _blocking(lambda: c.wait_for_workers(1))
+        verdicts: dict[str, str | None] = await _blocking(lambda: c.run(check_worker, setup))
+        for address_, problem in sorted(verdicts.items()):
+            if problem is not None:
+                raise ExecutorSetupError(f"worker {address_}: {problem}")
+        threads = sum(c.nthreads().values())
+        jobs = t.jobs if t.jobs != CLUSTER_JOBS else 2 * threads  # a game queued behind each running one
+        log.info("dask_connected", scheduler=address, workers=len(verdicts), threads=threads, jobs=jobs)
+        executor = DaskExecutor(c, setup, jobs, t.pin_cores)
+        yield executor
+    finally:
+        with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT_S):
+            for step in (executor and executor.stop, client and client.close, cluster and cluster.close):
+                if step:
+                    try:
+                        await _blocking(step)
+                    except Exception as exc:  # a worker or scheduler already gone: nothing left to stop there
+                        log.warning("dask_close_failed", step=step.__qualname__, error=f"{type(exc).__name__}: {exc}")
+

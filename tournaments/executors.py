@@ -1,0 +1,108 @@
+"""Where a tournament's games are played: the executor seam.
+
+An executor takes one game as plain data, a *job* (``make_job``: game,
+options, bots, seed, record path, limits, stderr folder, paths to hide; all
+JSON), has it played by ``tournaments.workers._play_job`` somewhere, and
+gives back the *reply* that function made (``{"result": ...}`` or
+``{"error": ...}``).  Everything else (which games, in what order, how many
+at once, results, standings, progress, stopping) is the runner's and the
+same for every executor.  Two implementations:
+
+* ``tournaments.workers.WorkerPool``: worker processes on this machine, one
+  per core (the default);
+* ``tournaments.dask_executor.DaskExecutor``: the workers of a Dask cluster
+  (``referee run --dask ADDRESS``, docs/distributed.md).  Dask is imported
+  only when a run asks for it.
+
+``Executor.play`` has ``run_match``'s signature, so the runner (and the tests)
+can play a game in this process, by a fake, or by an executor alike.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, ClassVar
+
+from referee.errors import OutputError, RefereeBug, UserFault
+from referee.match.types import BotSpec, Limits, MatchResult
+
+from .config import Tournament, default_jobs
+
+Job = dict[str, Any]  # JSON: see make_job
+Reply = dict[str, Any]  # JSON: what tournaments.workers._play_job returns, plus "worker": who played it
+
+
+class ExecutorError(RefereeBug):
+    """A game could not be played for a reason that is neither a bot's nor the user's."""
+
+
+class ExecutorSetupError(UserFault):
+    """The executor cannot play this tournament as set up (a worker that lacks a bot, other versions)."""
+
+
+def make_job(
+    game: str, options: dict | None, bots: Sequence[BotSpec], *, seed: int, record_path: Path | None = None,
+    limits: Limits = Limits(), stderr_dir: Path | None = None, hide: Sequence[Path] = (),
+) -> Job:
+    """``run_match``'s arguments as plain data (``tournaments.workers._play_job`` reads it back)."""
+    return {
+        "game": game, "options": options or {}, "bots": [b.to_json() for b in bots], "seed": seed,
+        "record_path": str(record_path) if record_path is not None else None,
+        "limits": limits.to_json(), "stderr_dir": str(stderr_dir) if stderr_dir is not None else None,
+        "hide": [str(p) for p in hide],
+    }
+
+
+class Executor(ABC):
+    """Plays jobs.  Subclasses implement ``submit``; ``play`` is the same for all."""
+
+    error: ClassVar[type[Exception]] = ExecutorError
+    jobs: int  # how many games the runner should keep in flight
+
+    @abstractmethod
+    async def submit(self, job: Job) -> Reply:
+        """Have ``job`` played; its reply.  The job's record and stderr files are
+        where the job says, on this machine, once this returns."""
+
+    async def play(
+        self, game: str, options: dict | None, bots: Sequence[BotSpec], *, seed: int,
+        record_path: Path | None = None, limits: Limits = Limits(), stderr_dir: Path | None = None,
+        hide: Sequence[Path] = (),
+    ) -> MatchResult:
+        reply = await self.submit(make_job(game, options, bots, seed=seed, record_path=record_path,
+                                           limits=limits, stderr_dir=stderr_dir, hide=hide))
+        if reply.get("output_error"):
+            raise OutputError(reply["error"])
+        if reply.get("setup_error"):
+            raise ExecutorSetupError(f"{reply['worker']}: {reply['error']}")
+        if "error" in reply:
+            raise self.error(f"{reply['worker']}: {reply['error']}")
+        result = MatchResult.from_json(reply["result"])
+        result.record_path = record_path  # where this machine keeps it, whoever played the game
+        return result
+
+
+@asynccontextmanager
+async def open_executor(t: Tournament, games: int) -> AsyncIterator[Executor]:
+    """The executor ``t`` asks for, ready to play ``games`` games; stopped on exit
+    (games in flight included, within a bound)."""
+    if t.dask is not None:
+        try:
+            from .dask_executor import open_dask_executor  # dask is imported only here
+        except ImportError as exc:
+            if exc.name not in ("dask", "distributed"):
+                raise
+            raise ExecutorSetupError(f"dask = {t.dask!r} needs Dask: pip install 'referee[dask]'") from None
+
+        async with open_dask_executor(t) as executor:
+            yield executor
+        return
+    from .workers import open_worker_pool
+
+    workers = min(t.jobs, games, default_jobs())  # one per core at most
+    async with open_worker_pool(workers, pin=t.pin_cores, limits=t.limits) as pool:
+        pool.jobs = t.jobs
+        yield pool
