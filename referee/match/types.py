@@ -55,6 +55,7 @@ class BotSpec:
     network: bool = False  # opt in to the network (sandboxed bots have none by default)
     ro_paths: tuple[str, ...] = ()  # extra read-only paths in its sandbox (model weights, libraries)
     own_dir: str | None = None  # its own files, instead of the folder of its program or script
+    limits: Limits | None = None  # its own limits, instead of the match's (a tournament entrant's)
 
     @classmethod
     def from_command_line(cls, text: str, name: str | None = None, cwd: str | None = None) -> BotSpec:
@@ -71,13 +72,16 @@ class BotSpec:
             out["ro_paths"] = list(self.ro_paths)
         if self.own_dir is not None:
             out["dir"] = self.own_dir
+        if self.limits is not None:
+            out["limits"] = self.limits.to_json()
         return out
 
     @classmethod
     def from_json(cls, data: dict) -> BotSpec:
         return cls(name=data["name"], command=tuple(data["command"]), cwd=data.get("cwd"),
                    network=bool(data.get("network", False)), ro_paths=tuple(data.get("ro_paths", ())),
-                   own_dir=data.get("dir"))
+                   own_dir=data.get("dir"),
+                   limits=Limits.from_json(data["limits"]) if data.get("limits") is not None else None)
 
 
 @dataclass(frozen=True, slots=True)
