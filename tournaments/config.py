@@ -29,7 +29,7 @@ import os
 import secrets
 import shlex
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -522,6 +522,18 @@ def read_deals(path: Path) -> tuple[int, ...]:
     if not seeds:
         raise ConfigError(f"deals file {path}: holds no deal seeds")
     return tuple(seeds)
+
+
+def format_deals(game: str, seeds: Sequence[int], comment: str) -> str:
+    """A deals file's text: a comment saying what made it, then a seed a line."""
+    return f"# {game} deal seeds: {comment}\n" + "".join(f"{seed}\n" for seed in seeds)
+
+
+def describe_overrides(overrides: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """One line per entrant with settings of its own (``Tournament.overrides``),
+    e.g. ``v2: decision_s 2.0, memory_mb 2048``: the plan and the standings say it."""
+    return [f"{name}: {', '.join(f'{key} {value}' for key, value in own.items())}"
+            for name, own in overrides.items()]
 
 
 def _read_secret_file(path: Path) -> bytes:

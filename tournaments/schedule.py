@@ -101,6 +101,12 @@ def deal_seed(tournament_seed: int, secret: bytes, pairing: Sequence[str], deal:
     return keyed_hash(secret, DEAL_TAG, tournament_seed, *sorted(pairing), deal)
 
 
+def deal_set(game: str, count: int, seed: int) -> list[int]:
+    """``count`` deal seeds for a deals file (``referee deals``): public, a
+    function of the game's name, ``seed`` and the position only."""
+    return [stable_hash("referee-deals-v1", game, seed, i) for i in range(count)]
+
+
 def bot_seed(game_seed: int, seat: int, entrant: str) -> int:
     """Seed offered to a bot through the ``{seed}`` placeholder.
 

@@ -37,12 +37,14 @@ def _root(
 play.register(app)
 replay.register(app)
 try:  # the tournament command lives with the tournaments package
+    from referee.cli import deals as _deals
     from referee.cli import run as _run
 except ImportError as exc:  # pragma: no cover  (only while the package is being built)
-    if getattr(exc, "name", None) not in ("referee.cli.run", "tournaments", "referee.cli"):
+    if getattr(exc, "name", None) not in ("referee.cli.run", "referee.cli.deals", "tournaments", "referee.cli"):
         raise
 else:
     _run.register(app)
+    _deals.register(app)
 
 
 def _say(text: str) -> None:
