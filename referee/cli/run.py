@@ -99,14 +99,14 @@ def describe_plan(t: Tournament, done: int, isolation: str | None = None) -> str
         return f"{count} {word}{'' if count == 1 else 's'}"
 
     shape = t.shapes()[-1]
-    kind = f"gauntlet of {', '.join(t.challengers)}" if t.challengers else "round robin"
+    kind = f" gauntlet of {', '.join(t.challengers)}" if t.challengers else ""
     deals = n(t.deals_per_pairing, "deal")
     if t.rounds != 1:
         deals += f" ({t.rounds} rounds x {t.games_per_pairing})"
     grown = f" ({n(len(t.shapes()) - 1, 'growth')} since the first run)" if len(t.shapes()) > 1 else ""
     resumed = f"; resuming, {done} already played" if done else ""
     source = f"; deals from {t.deals_path}" if t.deals_path is not None else ""
-    lines = [f"{t.game} {kind}: {n(len(t.entrants), 'entrant')}, "
+    lines = [f"{t.game}{kind}: {n(len(t.entrants), 'entrant')}, "
              f"{n(len(shape.pairings(t.num_teams)), 'pairing')} x {deals} x "
              f"{n(factorial(t.num_teams), 'seating')} = {n(t.total_games(), 'game')}{grown}{source}; "
              f"jobs {t.jobs}; sandbox {t.limits.sandbox}{f' ({isolation})' if isolation else ''}; "
