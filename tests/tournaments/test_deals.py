@@ -13,7 +13,7 @@ from tournaments.config import ConfigError, parse, read_deals, resolve
 from tournaments.runner import run_tournament
 
 from .helpers import FakePlay, result_lines
-from .test_cli_run import assert_user_error, referee
+from .test_cli_run import referee
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
@@ -26,33 +26,6 @@ def tournament(tmp_path: Path, out: str = "out", secret: bytes | None = None, **
     data.update(settings)
     t = resolve(parse(data), tmp_path)
     return t.with_secret(secret) if secret is not None else t
-
-
-def test_the_deals_command_writes_the_same_file_for_the_same_seed(tmp_path):
-    first = referee("deals", "schmier", "-n", "5", "--seed", "9", "-o", tmp_path / "d1.txt")
-    again = referee("deals", "schmier", "-n", "5", "--seed", "9")
-    other = referee("deals", "schmier", "-n", "5", "--seed", "10")
-    assert first.returncode == again.returncode == other.returncode == 0, first.stderr
-    text = (tmp_path / "d1.txt").read_text()
-    assert text == again.stdout and text != other.stdout
-    assert text.startswith("# schmier deal seeds: referee deals schmier -n 5 --seed 9\n")
-    seeds = read_deals(tmp_path / "d1.txt")
-    assert len(seeds) == 5 == len(set(seeds)) and all(0 <= s < 2**63 for s in seeds)
-    assert "5 deal seeds written to" in first.stderr
-
-
-@pytest.mark.parametrize(("args", "fragment"), [
-    (("deals", "chess", "-n", "3"), "unknown game 'chess'"),
-    (("deals", "back-alley", "-n", "0"), "-n"),
-    (("deals", "back-alley", "-n", "x"), "Invalid value for '--count' / '-n'"),
-])
-def test_bad_deals_arguments_are_one_line_errors(args, fragment):
-    assert_user_error(referee(*args), fragment)
-
-
-def test_an_unwritable_deals_file_is_one_line_and_exit_74(tmp_path):
-    res = referee("deals", "back-alley", "-n", "2", "-o", tmp_path / "missing" / "d.txt")
-    assert res.returncode == 74 and res.stderr.count("\n") == 1 and "missing/d.txt" in res.stderr
 
 
 def test_two_tournaments_with_one_deals_file_play_the_same_deals_whatever_their_secrets(tmp_path):

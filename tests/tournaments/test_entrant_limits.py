@@ -93,6 +93,12 @@ def test_each_bot_plays_under_its_own_entrants_limits(tmp_path):
     assert '"decision_ms": 100' in said["hasty"] and " as 1024" in said["hasty"]
     standings = json.loads((tmp_path / "out" / "standings.json").read_text())
     assert standings["overrides"] == {"patient": {"decision_s": 2.0, "memory_mb": 512}}
+    record = tmp_path / "out" / "records" / "000000.jsonl"
+    header = json.loads(record.read_text().splitlines()[0])
+    own = {s["name"]: s.get("limits") for s in header["seats"]}
+    assert own["patient"]["decision_s"] == 2.0 and own["hasty"] is None and header["limits"]["decision_s"] == 0.1
+    verified = referee("replay", record, "--verify")
+    assert verified.returncode == 0, verified.stderr
 
 
 def trio_run(coro):
