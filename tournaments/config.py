@@ -15,6 +15,13 @@ Placeholders in an entrant's ``command`` and ``args``, replaced per seat:
 seat and the entrant's name, see ``schedule.bot_seed``), ``{seat}`` the seat number, ``{game}`` the
 game id.  Nothing else in braces is touched.
 
+``format = "gauntlet"`` with ``challengers`` plays only the pairings holding
+a challenger; ``rounds`` multiplies the deals per pairing; ``deals`` names a
+deals file (``read_deals``) whose seeds replace the secret-derived ones; an
+entrant's ``[entrants.limits]`` and ``sandbox`` replace the tournament's for
+its bots (``Entrant.limits``, carried to the match runner by its ``BotSpec``).
+See docs/tournaments.md and ``schedule``.
+
 ``secret_file`` names a file holding a tournament secret (``SECRET_BYTES``
 bytes as hex, see ``schedule``), relative to the file's folder like other
 paths; without it the runner makes a new secret for a new output directory
@@ -254,6 +261,7 @@ class Tournament:
     # directory is open, its own (``output.open_output`` binds it).
     secret: bytes | None = field(default=None, repr=False)
     _schedule: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
+    _plan: list[PlannedGame] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -274,7 +282,7 @@ class Tournament:
         return dataclasses.replace(self, secret=secret, _schedule=[])
 
     def with_history(self, history: tuple[Shape, ...]) -> Tournament:
-        return dataclasses.replace(self, history=history, _schedule=[])
+        return dataclasses.replace(self, history=history, _schedule=[], _plan=[])
 
     @property
     def format(self) -> str:
@@ -293,7 +301,9 @@ class Tournament:
 
     def plan(self) -> list[PlannedGame]:
         """Every game without its seed (needs no secret)."""
-        return plan(self.shapes(), self.num_teams)
+        if not self._plan:
+            self._plan.extend(plan(self.shapes(), self.num_teams))
+        return self._plan
 
     def schedule(self) -> list[ScheduledGame]:
         """Every game with its deal seed; needs the secret (``with_secret``)."""
