@@ -98,3 +98,47 @@ command = "{BOT}"
     assert f"deals from {tmp_path / 'd.txt'}" in res.stderr
     seeds = {json.loads(line)["seed"] for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()}
     assert seeds == set(read_deals(tmp_path / "d.txt"))
+
+
+# Tries to read the deals file lying in its own folder, says what it found on
+# stderr, then plays the first legal action.
+PEEKING_BOT = '''
+import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        try:
+            with open(os.path.join(here, "deals.txt")) as f:
+                sys.stderr.write("deals: read %r\\n" % f.read())
+        except OSError as exc:
+            sys.stderr.write("deals: %s\\n" % type(exc).__name__)
+        sys.stderr.flush()
+        print(json.dumps({"type": "ready", "name": "peek"}), flush=True)
+    elif msg["type"] == "request":
+        print(json.dumps({"type": "action", "id": msg["id"], "action": msg["legal"][0]}), flush=True)
+    elif msg["type"] == "game_over":
+        break
+'''
+
+
+@pytest.mark.parametrize("sandbox", ["required", "off"])
+async def test_a_sandboxed_bot_cannot_read_the_deals_file_even_in_its_own_folder(tmp_path, sandbox):
+    from referee.match import bubblewrap
+
+    if sandbox == "required" and bubblewrap.probe() is not None:
+        pytest.skip("bubblewrap does not work here")
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "peek.py").write_text(PEEKING_BOT)
+    (bots / "deals.txt").write_text("424242\n")
+    t = tournament(tmp_path, deals="bots/deals.txt", games_per_pairing=1, sandbox=sandbox, jobs=1,
+                   entrants=[{"name": n, "command": [sys.executable, str(bots / "peek.py")]} for n in ("a", "b")])
+    run = await run_tournament(t)
+    assert run.played == 2 and {r.seed for r in run.results.values()} == {424242}
+    said = [p.read_text() for p in (tmp_path / "out" / "stderr").glob("*/*.log")]
+    assert len(said) == 8
+    if sandbox == "required":
+        assert all("deals: " in text and "424242" not in text for text in said), said
+    else:  # unsandboxed it can, so the sandboxed case means something
+        assert all("deals: read '424242\\n'" in text for text in said), said
