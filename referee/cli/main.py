@@ -1,4 +1,4 @@
-"""The `referee` command: play, run, replay.
+"""The `referee` command: play, run, replay, deals.
 
 Errors become exit statuses here and nowhere else (``run``): the commands
 raise ``UserFault`` / ``RefereeBug`` (``referee.errors``) and never translate.

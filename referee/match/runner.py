@@ -495,6 +495,9 @@ async def run_match(
 ) -> MatchResult:
     """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception.
 
+    ``limits`` apply to every bot without limits of its own (``BotSpec.limits``,
+    a tournament entrant's: then that bot is timed, capped and sandboxed by its own).
+
     ``hide``: paths a sandboxed bot must not see even inside a folder it may
     read (a tournament's output folder and file); the record and the stderr
     folder are always hidden.  ``_channels`` (internal, for tests) makes each
