@@ -86,7 +86,8 @@ class BotSpec:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Time and resource limits of the bots of a match (docs/misbehaving.md); a bot may carry its own (``BotSpec.limits``)."""
+    """Time and resource limits of the bots of a match (docs/misbehaving.md); a bot may carry
+    its own (``BotSpec.limits``)."""
 
     handshake_s: float = 10.0
     decision_s: float = 1.0
