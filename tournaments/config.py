@@ -15,6 +15,13 @@ Placeholders in an entrant's ``command`` and ``args``, replaced per seat:
 seat and the entrant's name, see ``schedule.bot_seed``), ``{seat}`` the seat number, ``{game}`` the
 game id.  Nothing else in braces is touched.
 
+``format = "gauntlet"`` with ``challengers`` plays only the pairings holding
+a challenger; ``rounds`` multiplies the deals per pairing; ``deals`` names a
+deals file (``read_deals``) whose seeds replace the secret-derived ones; an
+entrant's ``[entrants.limits]`` and ``sandbox`` replace the tournament's for
+its bots (``Entrant.limits``, carried to the match runner by its ``BotSpec``).
+See docs/tournaments.md and ``schedule``.
+
 ``secret_file`` names a file holding a tournament secret (``SECRET_BYTES``
 bytes as hex, see ``schedule``), relative to the file's folder like other
 paths; without it the runner makes a new secret for a new output directory
@@ -29,10 +36,10 @@ import os
 import secrets
 import shlex
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
@@ -42,7 +49,7 @@ from referee.match.bubblewrap import SandboxMode
 from referee.match.commands import CommandError, check_command
 from referee.match.types import BotSpec, Limits
 
-from .schedule import SECRET_BYTES, ScheduledGame, bot_seed, schedule, total_games
+from .schedule import SECRET_BYTES, SEED_BITS, PlannedGame, ScheduledGame, Shape, bot_seed, plan, schedule
 
 _DEFAULT_LIMITS = Limits()
 
@@ -81,35 +88,6 @@ def default_jobs() -> int:
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
-
-
-EntrantName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
-
-
-class EntrantConfig(_Model):
-    """One bot program.  ``command`` is a command line (split like a shell
-    would, without running one) or a list of arguments; ``args`` are appended."""
-
-    name: EntrantName
-    command: str | list[str]
-    args: list[str] = Field(default_factory=list)
-    cwd: str | None = None
-    dir: str | None = Field(None, description="the bot's own files, read-only in its sandbox "
-                            "(default: the folder of its program or script)")
-    ro_paths: list[str] = Field(default_factory=list, description="more read-only paths in its sandbox")
-    network: bool = Field(False, description="let it use the network (marked in the standings)")
-
-    @field_validator("command")
-    @classmethod
-    def _not_empty(cls, value: str | list[str]) -> str | list[str]:
-        argv = shlex.split(value) if isinstance(value, str) else value
-        if not argv or not argv[0]:
-            raise ValueError("the command is empty")
-        return value
-
-    def argv(self) -> tuple[str, ...]:
-        base = shlex.split(self.command) if isinstance(self.command, str) else list(self.command)
-        return (*base, *self.args)
 
 
 #: The largest value each limit accepts.  Past these a setting is a typo (or
@@ -157,6 +135,38 @@ class LimitsConfig(_Model):
         )
 
 
+EntrantName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+
+
+class EntrantConfig(_Model):
+    """One bot program.  ``command`` is a command line (split like a shell
+    would, without running one) or a list of arguments; ``args`` are appended."""
+
+    name: EntrantName
+    command: str | list[str]
+    args: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+    dir: str | None = Field(None, description="the bot's own files, read-only in its sandbox "
+                            "(default: the folder of its program or script)")
+    ro_paths: list[str] = Field(default_factory=list, description="more read-only paths in its sandbox")
+    network: bool = Field(False, description="let it use the network (marked in the standings)")
+    sandbox: SandboxMode | None = Field(None, description="this entrant's sandbox mode (default: the tournament's)")
+    limits: LimitsConfig | None = Field(
+        None, description="this entrant's limits: the settings given replace the tournament's [limits]")
+
+    @field_validator("command")
+    @classmethod
+    def _not_empty(cls, value: str | list[str]) -> str | list[str]:
+        argv = shlex.split(value) if isinstance(value, str) else value
+        if not argv or not argv[0]:
+            raise ValueError("the command is empty")
+        return value
+
+    def argv(self) -> tuple[str, ...]:
+        base = shlex.split(self.command) if isinstance(self.command, str) else list(self.command)
+        return (*base, *self.args)
+
+
 class TournamentConfig(_Model):
     """The tournament file as written.  ``games_per_pairing`` counts deal
     seeds: each is played once per arrangement of the pairing's entrants over
@@ -167,6 +177,11 @@ class TournamentConfig(_Model):
     options: dict[str, Any] = Field(default_factory=dict)
     seed: int = 0
     games_per_pairing: int = Field(1, ge=1)
+    rounds: int = Field(1, ge=1, description="times the round robin (or gauntlet) is played, new deals each time")
+    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    challengers: list[EntrantName] = Field(
+        default_factory=list, description="gauntlet: the entrants that play every other entrant")
+    deals: str | None = Field(None, description="file of deal seeds, one per line (see read_deals)")
     jobs: int | None = Field(None, ge=1)
     pin_cores: bool = Field(
         True, description="run each game's referee worker and bots on one core (see tournaments/workers.py)")
@@ -214,6 +229,10 @@ class Entrant:
     own_dir: Path | None = None
     ro_paths: tuple[str, ...] = ()
     network: bool = False
+    # The settings of its own (``[entrants.limits]``, ``sandbox``) as written, and
+    # the match limits they make with the tournament's; None: the tournament's.
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    limits: Limits | None = None
 
     def bot_spec(self, *, seat: int, game_seed: int, game_id: int) -> BotSpec:
         values = {"{seed}": str(bot_seed(game_seed, seat, self.name)), "{seat}": str(seat), "{game}": str(game_id)}
@@ -225,7 +244,7 @@ class Entrant:
 
         return BotSpec(name=self.name, command=tuple(fill(a) for a in self.argv), cwd=str(self.cwd),
                        network=self.network, ro_paths=self.ro_paths,
-                       own_dir=str(self.own_dir) if self.own_dir is not None else None)
+                       own_dir=str(self.own_dir) if self.own_dir is not None else None, limits=self.limits)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "argv": list(self.argv), "cwd": str(self.cwd)}
@@ -235,6 +254,8 @@ class Entrant:
             out["ro_paths"] = list(self.ro_paths)
         if self.network:
             out["network"] = True
+        if self.overrides:
+            out["limits"] = dict(self.overrides)
         return out
 
 
@@ -255,12 +276,20 @@ class Tournament:
     jobs: int
     pin_cores: bool = True
     dask: str | None = field(default=None, compare=False)  # a scheduler's address or local:N; None: local workers
+    rounds: int = 1
+    challengers: tuple[str, ...] = ()  # a gauntlet's; empty: a round robin
+    deal_seeds: tuple[int, ...] | None = None  # from the deals file; None: from the seed and the secret
+    deals_path: Path | None = field(default=None, compare=False)  # the deals file, hidden from bots
+    # The shapes this run grew through, the last one this tournament's own
+    # (``output.open_output`` sets it from tournament.json); empty: just its own.
+    history: tuple[Shape, ...] = ()
     source: Path | None = field(default=None, compare=False)  # the tournament file, hidden from bots
     secret_path: Path | None = field(default=None, compare=False, repr=False)  # secret_file, hidden too
     # Given explicitly (``secret_file``, ``--secret``) or, once the output
     # directory is open, its own (``output.open_output`` binds it).
     secret: bytes | None = field(default=None, repr=False)
     _schedule: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
+    _plan: list[PlannedGame] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -268,7 +297,7 @@ class Tournament:
 
     def hidden_paths(self) -> tuple[Path, ...]:
         """What no sandboxed bot may see, even inside a folder it can read."""
-        return (self.output, *(p for p in (self.source, self.secret_path) if p is not None))
+        return (self.output, *(p for p in (self.source, self.secret_path, self.deals_path) if p is not None))
 
     @property
     def network_entrants(self) -> tuple[str, ...]:
@@ -280,17 +309,49 @@ class Tournament:
     def with_secret(self, secret: bytes) -> Tournament:
         return dataclasses.replace(self, secret=secret, _schedule=[])
 
+    def with_history(self, history: tuple[Shape, ...]) -> Tournament:
+        return dataclasses.replace(self, history=history, _schedule=[], _plan=[])
+
+    @property
+    def format(self) -> str:
+        return "gauntlet" if self.challengers else "round-robin"
+
+    @property
+    def deals_per_pairing(self) -> int:
+        return self.rounds * self.games_per_pairing
+
+    def shape(self) -> Shape:
+        """What this tournament's settings alone would play."""
+        return Shape(self.names, self.deals_per_pairing, self.challengers)
+
+    def shapes(self) -> tuple[Shape, ...]:
+        return self.history or (self.shape(),)
+
+    def plan(self) -> list[PlannedGame]:
+        """Every game without its seed (needs no secret)."""
+        if not self._plan:
+            self._plan.extend(plan(self.shapes(), self.num_teams))
+        return self._plan
+
     def schedule(self) -> list[ScheduledGame]:
         """Every game with its deal seed; needs the secret (``with_secret``)."""
         if self.secret is None:
             raise ValueError("the tournament secret is not known yet: open the output directory first")
         if not self._schedule:
-            self._schedule.extend(
-                schedule(self.names, self.num_teams, self.games_per_pairing, self.seed, self.secret))
+            self._schedule.extend(schedule(self.shapes(), self.num_teams, self.seed, self.secret, self.deal_seeds))
         return self._schedule
 
     def total_games(self) -> int:
-        return total_games(len(self.entrants), self.num_teams, self.games_per_pairing)
+        return len(self.plan())
+
+    def limits_of(self, name: str) -> Limits:
+        """The limits entrant ``name``'s bots play under."""
+        return self.entrant(name).limits or self.limits
+
+    @property
+    def overrides(self) -> dict[str, dict[str, Any]]:
+        """Each entrant's own settings, for those that have some."""
+        return {e.name: dict(e.overrides) for e in self.entrants if e.overrides}
 
     def bots(self, game: ScheduledGame) -> list[BotSpec]:
         return [
@@ -308,6 +369,9 @@ class Tournament:
             "games_per_pairing": self.games_per_pairing,
             "limits": self.limits.to_json(),
             "entrants": [e.to_json() for e in self.entrants],
+            **({"rounds": self.rounds} if self.rounds != 1 else {}),
+            **({"format": "gauntlet", "challengers": list(self.challengers)} if self.challengers else {}),
+            **({"deal_seeds": list(self.deal_seeds)} if self.deal_seeds is not None else {}),
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -390,9 +454,10 @@ def resolve(
         raise ConfigError(f"entrant names must be distinct: {', '.join(dupes)} appears more than once")
     if len(names) < num_teams:
         raise ConfigError(
-            f"{spec.name} has {num_teams} teams, so a round robin needs at least {num_teams} entrants"
-            f" (got {len(names)})"
+            f"{spec.name} has {num_teams} teams, so a {config.format.replace('-', ' ')} needs at least "
+            f"{num_teams} entrants (got {len(names)})"
         )
+    challengers = _challengers(config, names)
 
     base_dir = base_dir.resolve()
     entrants = []
@@ -403,13 +468,23 @@ def resolve(
         for path in (*([own_dir] if own_dir else []), *map(Path, ro_paths)):
             if not path.exists():
                 raise ConfigError(f"entrant {ec.name!r}: {path} does not exist")
-        entrant = Entrant(ec.name, ec.argv(), cwd, own_dir, ro_paths, ec.network)
+        overrides, limits = _entrant_limits(ec, config)
+        entrant = Entrant(ec.name, ec.argv(), cwd, own_dir, ro_paths, ec.network, overrides, limits)
         if check_commands:
             check_entrant(entrant)
         entrants.append(entrant)
 
     output = Path(config.output) if config.output else Path("runs") / f"{spec.name}-seed{config.seed}"
     secret = _read_secret_file(base_dir / config.secret_file) if config.secret_file else None
+    deals_path = (base_dir / config.deals).resolve() if config.deals else None
+    deal_seeds = None
+    if deals_path is not None:
+        deal_seeds = read_deals(deals_path)
+        need = config.rounds * config.games_per_pairing
+        if len(deal_seeds) < need:
+            raise ConfigError(f"deals file {deals_path} has {len(deal_seeds)} deal seeds; the tournament needs "
+                              f"{need} (rounds x games_per_pairing)")
+        deal_seeds = deal_seeds[:need]
     return Tournament(
         game=spec.name,
         options=options,
@@ -424,9 +499,80 @@ def resolve(
         jobs=config.jobs or (CLUSTER_JOBS if config.dask else default_jobs()),
         pin_cores=config.pin_cores,
         dask=config.dask,
+        rounds=config.rounds,
+        challengers=challengers,
+        deal_seeds=deal_seeds,
+        deals_path=deals_path,
         secret=secret,
         secret_path=(base_dir / config.secret_file).resolve() if config.secret_file else None,
     )
+
+
+def _challengers(config: TournamentConfig, names: list[str]) -> tuple[str, ...]:
+    """A gauntlet's challengers, checked; () for a round robin."""
+    if config.format == "round-robin":
+        if config.challengers:
+            raise ConfigError('challengers are for format = "gauntlet" (this is a round robin)')
+        return ()
+    if not config.challengers:
+        raise ConfigError('format = "gauntlet" needs challengers = ["NAME", ...] (or --gauntlet NAME)')
+    unknown = [c for c in config.challengers if c not in names]
+    if unknown:
+        raise ConfigError(f"challenger {unknown[0]!r} is not an entrant (entrants: {', '.join(names)})")
+    return tuple(dict.fromkeys(config.challengers))
+
+
+def _entrant_limits(ec: EntrantConfig, config: TournamentConfig) -> tuple[dict[str, Any], Limits | None]:
+    """An entrant's own settings as written, and the limits they make with the
+    tournament's (``None`` when it has none)."""
+    overrides: dict[str, Any] = {}
+    if ec.limits is not None:
+        overrides = ec.limits.model_dump(include=set(ec.limits.model_fields_set))
+    if ec.sandbox is not None:
+        overrides["sandbox"] = ec.sandbox.value
+    if not overrides:
+        return {}, None
+    own = {k: v for k, v in overrides.items() if k != "sandbox"}
+    merged = LimitsConfig.model_validate({**config.limits.model_dump(), **own})
+    sandbox = (ec.sandbox or config.sandbox).value
+    return overrides, dataclasses.replace(merged.to_limits(), sandbox=sandbox)
+
+
+def read_deals(path: Path) -> tuple[int, ...]:
+    """The deal seeds of a deals file: one integer (0 to 2**63-1) per line;
+    blank lines and ``#`` comments (whole line or after a seed) are skipped."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"deals file {path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"deals file {path}: is a directory") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"deals file {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    seeds: list[int] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        item = line.split("#", 1)[0].strip()
+        if not item:
+            continue
+        if not (item.isascii() and item.isdigit()) or (seed := int(item)) >> SEED_BITS:
+            raise ConfigError(f"deals file {path} line {number}: {_short(item)} is not a deal seed "
+                              f"(an integer from 0 to {2**SEED_BITS - 1})")
+        seeds.append(seed)
+    if not seeds:
+        raise ConfigError(f"deals file {path}: holds no deal seeds")
+    return tuple(seeds)
+
+
+def format_deals(game: str, seeds: Sequence[int], comment: str) -> str:
+    """A deals file's text: a comment saying what made it, then a seed a line."""
+    return f"# {game} deal seeds: {comment}\n" + "".join(f"{seed}\n" for seed in seeds)
+
+
+def describe_overrides(overrides: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """One line per entrant with settings of its own (``Tournament.overrides``),
+    e.g. ``v2: decision_s 2.0, memory_mb 2048``: the plan and the standings say it."""
+    return [f"{name}: {', '.join(f'{key} {value}' for key, value in own.items())}"
+            for name, own in overrides.items()]
 
 
 def _read_secret_file(path: Path) -> bytes:

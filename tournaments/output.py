@@ -35,7 +35,6 @@ import hashlib
 import hmac
 import json
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,7 @@ import trio
 from .config import ConfigError, Tournament, describe_differences, new_secret, parse_secret
 from .durable import create_private, fsync_dir, fsync_file, write_atomic
 from .results import GameResult, ParsedResults, ResultLine, parse_results
+from .schedule import Shape, growth_problems
 
 log = structlog.get_logger("referee.tournament")
 
@@ -111,8 +111,10 @@ def open_output(t: Tournament) -> OpenedOutput:
 
     identity = t.identity()
     resuming = out.config_path.exists()
+    grown = False
     if resuming:
-        _check_same_tournament(out, identity)
+        history, grown = _grown_history(out, t)
+        t = t.with_history(history)
     else:
         # A secret alone is a first run stopped before tournament.json was written.
         strangers = [p.name for p in out.root.iterdir() if not p.name.startswith(".") and p.name != SECRET_FILE]
@@ -121,8 +123,12 @@ def open_output(t: Tournament) -> OpenedOutput:
                 f"output directory {out.root} is not empty and holds no {CONFIG_FILE}; "
                 f"choose an empty or new directory")
     t = t.with_secret(_open_secret(out, t.secret, resuming=resuming))
-    if not resuming:
-        write_atomic(out.config_path, _json_bytes({"identity": identity, "resolved": t.to_json()}))
+    if grown or not resuming:
+        if grown:
+            log.info("tournament_grown", output=str(out.root), shape=t.shapes()[-1].to_json(),
+                     total=t.total_games())
+        write_atomic(out.config_path, _json_bytes({"identity": identity, "resolved": t.to_json(),
+                                                   "history": [shape.to_json() for shape in t.shapes()]}))
 
     if not out.results_path.exists():
         return OpenedOutput(t, {}, [])
@@ -242,18 +248,53 @@ def _set_aside(out: OutputDir, parsed: ParsedResults, rejected: list[tuple[Resul
     write_atomic(out.results_path, b"".join(line.raw for line in parsed.lines if line.number not in gone))
 
 
-def _check_same_tournament(out: OutputDir, identity: Mapping[str, Any]) -> None:
+#: What may change between the runs of one output directory: the shape (see
+#: ``schedule.Shape``), and the entrants and deal seeds as far as they only grow.
+_GROWABLE = ("entrants", "games_per_pairing", "rounds", "format", "challengers", "deal_seeds")
+
+
+def _grown_history(out: OutputDir, t: Tournament) -> tuple[tuple[Shape, ...], bool]:
+    """The shapes the directory's run went through, ending with ``t``'s when
+    ``t`` grows it (then True: tournament.json must be rewritten).  Refused
+    (``ConfigError`` naming every change) when ``t`` would change or drop a
+    game the run has scheduled: another seed, game, options or limits, an
+    entrant changed or removed, other deal seeds, fewer deals or pairings."""
     try:
-        stored = json.loads(out.config_path.read_bytes())["identity"]
+        stored_doc = json.loads(out.config_path.read_bytes())
+        stored = stored_doc["identity"]
+        history = tuple(Shape.from_json(s) for s in stored_doc["history"]) if "history" in stored_doc else (
+            Shape(tuple(e["name"] for e in stored["entrants"]),
+                  int(stored["games_per_pairing"]) * int(stored.get("rounds", 1)),
+                  tuple(stored.get("challengers", ()))),)
     except (OSError, ValueError, KeyError, TypeError):
         raise ConfigError(f"{out.config_path} is unreadable; choose another output directory") from None
-    if stored != json.loads(json.dumps(identity)):
-        changes = describe_differences(stored, identity)
+    identity = json.loads(json.dumps(t.identity()))
+    if stored == identity:
+        return history, False
+    changes = describe_differences({k: v for k, v in stored.items() if k not in _GROWABLE},
+                                   {k: v for k, v in identity.items() if k not in _GROWABLE})
+    now = {e["name"]: e for e in identity["entrants"]}
+    for entrant in stored["entrants"]:
+        name = entrant["name"]
+        if name in now:
+            changes.extend(describe_differences(entrant, now[name], f"entrant {name!r}"))
+    old_seeds, new_seeds = stored.get("deal_seeds"), identity.get("deal_seeds")
+    if (old_seeds is None) != (new_seeds is None):
+        changes.append("a deals file was " + ("added" if old_seeds is None else "removed"))
+    elif old_seeds is not None and new_seeds is not None:
+        changes.extend(f"deal {d} of the deals file was {a}, now {b}"
+                       for d, (a, b) in enumerate(zip(old_seeds, new_seeds, strict=False)) if a != b)
+    last = history[-1]
+    kept = tuple(n for n in last.names if n in t.names)  # the order of the games already scheduled
+    shape = Shape((*kept, *(n for n in t.names if n not in kept)), t.deals_per_pairing, t.challengers)
+    changes.extend(growth_problems(last, shape, t.num_teams))
+    if changes:
         shown = "; ".join(changes[:4]) + (f"; and {len(changes) - 4} more" if len(changes) > 4 else "")
         raise ConfigError(
             f"{out.root} holds a tournament with another config, refusing to resume: {shown} "
-            f"(restore the config or choose another output directory)")
-
+            f"(a run may only grow: more games_per_pairing or rounds, more entrants or challengers; "
+            f"restore the config or choose another output directory)")
+    return (history if shape == last else (*history, shape)), True
 
 
 def _json_bytes(value: Any) -> bytes:

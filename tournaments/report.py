@@ -26,6 +26,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from .config import describe_overrides
 from .results import GameResult
 
 # ---------------------------------------------------------------------------
@@ -120,6 +121,8 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
 def print_standings(data: dict[str, Any], console: Console) -> None:
     for table in standings_tables(data):
         console.print(table)
+    for line in describe_overrides(data.get("overrides", {})):
+        console.print(f"own limits: {line}", markup=False, highlight=False)
 
 
 # ---------------------------------------------------------------------------

@@ -166,6 +166,8 @@ class Standings:
     games_total: int
     sandbox: dict[str, int] = field(default_factory=dict)  # games per mode: {"bwrap": n, "off": m}
     network: tuple[str, ...] = ()  # entrants allowed the network (not isolated from it)
+    # Entrants' own limits and sandbox (config.Tournament.overrides), set by standings_files.
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def isolated(self) -> bool:
@@ -185,6 +187,7 @@ class Standings:
                 a: {b: self.head_to_head[a][b].to_json() for b in names if b != a} for a in names
             },
             "paired": [p.to_json() for p in self.paired],
+            **({"overrides": self.overrides} if self.overrides else {}),
         }
 
 

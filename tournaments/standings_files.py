@@ -40,6 +40,7 @@ def write_current_standings(t: Tournament, results: Mapping[int, GameResult]) ->
     """Standings of the games finished so far, written to standings.json / .csv."""
     standings = compute_standings(t.names, t.num_teams, results.values(), games_total=t.total_games(),
                                   network=t.network_entrants)
+    standings.overrides = t.overrides
     write_standings(t.output, standings)
     return standings
 

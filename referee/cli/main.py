@@ -1,4 +1,4 @@
-"""The `referee` command: play, run, replay, worker.
+"""The `referee` command: play, run, replay, deals, worker.
 
 Errors become exit statuses here and nowhere else (``run``): the commands
 raise ``UserFault`` / ``RefereeBug`` (``referee.errors``) and never translate.
@@ -37,12 +37,14 @@ def _root(
 play.register(app)
 replay.register(app)
 try:  # the tournament command lives with the tournaments package
+    from referee.cli import deals as _deals
     from referee.cli import run as _run
 except ImportError as exc:  # pragma: no cover  (only while the package is being built)
-    if getattr(exc, "name", None) not in ("referee.cli.run", "tournaments", "referee.cli"):
+    if getattr(exc, "name", None) not in ("referee.cli.run", "referee.cli.deals", "tournaments", "referee.cli"):
         raise
 else:
     _run.register(app)
+    _deals.register(app)
 worker.register(app)
 
 

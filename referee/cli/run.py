@@ -24,7 +24,7 @@ from rich.console import Console
 from referee.cli.common import describe_isolation, make_console, parse_option_pairs, resolve_sandbox
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
-from tournaments.config import MAX_TIME_S, Tournament, load_file, parse, parse_secret, resolve
+from tournaments.config import MAX_TIME_S, Tournament, describe_overrides, load_file, parse, parse_secret, resolve
 from tournaments.output import open_output
 from tournaments.report import PlainProgress, RichProgress, print_standings
 from tournaments.runner import run_tournament
@@ -51,6 +51,7 @@ def build_tournament(
     sandbox: str | None = None,
     secret: str | None = None,
     dask: str | None = None,
+    gauntlet: Sequence[str] = (),
     cwd: Path | None = None,
 ) -> Tournament:
     """The file's settings with the flags applied on top, resolved and checked."""
@@ -69,6 +70,8 @@ def build_tournament(
     if any(v is not None for v in limits.values()):
         data["limits"] = {**data.get("limits", {}),
                           **{k: v / 1000 for k, v in limits.items() if v is not None}}
+    if gauntlet:  # the flag's challengers replace the file's
+        data.update(format="gauntlet", challengers=list(gauntlet))
     if entrants:
         data["entrants"] = [*data.get("entrants", []), *(_entrant_flag(e, cwd) for e in entrants)]
     if "game" not in data:
@@ -90,18 +93,27 @@ def _entrant_flag(text: str, cwd: Path) -> dict[str, Any]:
 
 
 def describe_plan(t: Tournament, done: int, isolation: str | None = None) -> str:
-    from math import comb, factorial
+    """The plan: what will be played (one line), then one line per entrant with limits of its own."""
+    from math import factorial
 
-    pairings = comb(len(t.entrants), t.num_teams)
-    seatings = factorial(t.num_teams)
-    resumed = f"; resuming, {done} already played" if done else ""
     def n(count: int, word: str) -> str:
         return f"{count} {word}{'' if count == 1 else 's'}"
 
-    return (f"{t.game}: {n(len(t.entrants), 'entrant')}, {n(pairings, 'pairing')} x "
-            f"{n(t.games_per_pairing, 'deal')} x {n(seatings, 'seating')} = {n(t.total_games(), 'game')}; "
-            f"{_where(t)}; sandbox {t.limits.sandbox}{f' ({isolation})' if isolation else ''}; "
-            f"output {t.output}{resumed}")
+    shape = t.shapes()[-1]
+    kind = f" gauntlet of {', '.join(t.challengers)}" if t.challengers else ""
+    deals = n(t.deals_per_pairing, "deal")
+    if t.rounds != 1:
+        deals += f" ({t.rounds} rounds x {t.games_per_pairing})"
+    grown = f" ({n(len(t.shapes()) - 1, 'growth')} since the first run)" if len(t.shapes()) > 1 else ""
+    resumed = f"; resuming, {done} already played" if done else ""
+    source = f"; deals from {t.deals_path}" if t.deals_path is not None else ""
+    lines = [f"{t.game}{kind}: {n(len(t.entrants), 'entrant')}, "
+             f"{n(len(shape.pairings(t.num_teams)), 'pairing')} x {deals} x "
+             f"{n(factorial(t.num_teams), 'seating')} = {n(t.total_games(), 'game')}{grown}{source}; "
+             f"{_where(t)}; sandbox {t.limits.sandbox}{f' ({isolation})' if isolation else ''}; "
+             f"output {t.output}{resumed}"]
+    lines.extend(f"  own limits: {line}" for line in describe_overrides(t.overrides))
+    return "\n".join(lines)
 
 
 def _where(t: Tournament) -> str:
@@ -151,16 +163,20 @@ def register(app: typer.Typer) -> None:
             "--dask", metavar="ADDRESS",
             help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786, tls://...), or local:N to "
                  "start N single-threaded workers on this machine (needs referee[dask]; docs/distributed.md).")] = None,
+        gauntlet: Annotated[list[str], typer.Option(
+            "--gauntlet", metavar="NAME",
+            help="Play a gauntlet: NAME plays every other entrant, the others never meet "
+                 "(repeatable; replaces the file's challengers).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         quiet: Annotated[bool, typer.Option(
             "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
         dry_run: Annotated[bool, typer.Option(
             "--dry-run", help="Check the settings, print the plan and stop.")] = False,
     ) -> None:
-        """Run a round-robin tournament with duplicate deals, in parallel, resumable."""
+        """Run a tournament (round robin or gauntlet) with duplicate deals, in parallel, resumable, growable."""
         t = build_tournament(
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
             games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
-            handshake_ms=handshake_ms, time_bank_ms=time_bank_ms, secret=secret, dask=dask,
+            handshake_ms=handshake_ms, time_bank_ms=time_bank_ms, secret=secret, dask=dask, gauntlet=gauntlet,
             sandbox=sandbox.value if sandbox is not None else None,
         )
         err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -174,7 +190,7 @@ def register(app: typer.Typer) -> None:
         opened = open_output(t)
         for problem in opened.problems:
             err.print(f"referee: {problem}", markup=False)
-        err.print(describe_plan(t, len(opened.done), isolation), markup=False)
+        err.print(describe_plan(opened.tournament, len(opened.done), isolation), markup=False)
         progress = PlainProgress() if quiet or not err.is_terminal else RichProgress(err)
         try:
             outcome = trio.run(_until_interrupted, lambda: run_tournament(t, progress=progress, opened=opened))

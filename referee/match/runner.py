@@ -83,13 +83,18 @@ class _Match:
         self.limits = limits
         self.record_path = Path(record_path) if record_path is not None else None
         self.stderr_dir = Path(stderr_dir) if stderr_dir is not None else None
-        self.sandbox = bubblewrap.effective_mode(limits.sandbox)  # SandboxUnavailable: the user's to fix
+        # Each seat's limits: its bot's own (a tournament entrant's), else the match's.
+        self.seat_limits = [b.limits or limits for b in self.bots]
+        # SandboxUnavailable: the user's to fix.  The match is "bwrap" only if every seat is.
+        self.seat_sandbox = [bubblewrap.effective_mode(sl.sandbox) for sl in self.seat_limits]
+        self.sandbox = next((m for m in self.seat_sandbox if m != "bwrap"), "bwrap")
         # What a sandboxed bot must not see even where it lies inside a folder it may read.
         self.hide = tuple(str(p) for p in (*hide, *(x for x in (self.record_path, self.stderr_dir) if x)))
         self.writer: RecordWriter | None = None
         self.entries: list[dict[str, Any]] = []  # public entries kept for the score table
         self.decisions = 0
-        self.times = TimeBank(limits.decision_s, limits.time_bank_s, self.num_seats)
+        self.times = TimeBank([sl.decision_s for sl in self.seat_limits],
+                              [sl.time_bank_s for sl in self.seat_limits], self.num_seats)
         self.wants_events = [True] * self.num_seats  # set from each bot's `ready`
         self.any_wants_events = True
         self.names = [b.name for b in self.bots]  # the names the bots give in `ready`
@@ -175,7 +180,7 @@ class _Match:
             self.writer.flush()  # a referee killed before the first decision still leaves a readable record
         state, events = self.spec.new_game(self.seed, self.options)
         procs = [self.channels(s, b) for s, b in enumerate(self.bots)]
-        convs = [Conversation(self.limits.max_line_bytes) for _ in procs]
+        convs = [Conversation(sl.max_line_bytes) for sl in self.seat_limits]
         fault: tuple[int, BotFault] | None = None
         outcome: Outcome | None = None
         try:
@@ -247,13 +252,14 @@ class _Match:
             writer.flush()
 
     def _bot_process(self, seat: int, bot: BotSpec) -> BotProcess:
-        return BotProcess(seat, bot, self.limits, self._stderr_path(seat, bot), self._jail(bot), log=self.log)
+        return BotProcess(seat, bot, self.seat_limits[seat], self._stderr_path(seat, bot), self._jail(seat, bot),
+                          log=self.log)
 
-    def _jail(self, bot: BotSpec) -> bubblewrap.Jail | None:
-        if self.sandbox != "bwrap":
+    def _jail(self, seat: int, bot: BotSpec) -> bubblewrap.Jail | None:
+        if self.seat_sandbox[seat] != "bwrap":
             return None
         return bubblewrap.Jail(network=bot.network, ro_paths=bot.ro_paths, own_dir=bot.own_dir,
-                               hide=self.hide, scratch_mb=self.limits.scratch_mb)
+                               hide=self.hide, scratch_mb=self.seat_limits[seat].scratch_mb)
 
     def _stderr_path(self, seat: int, bot: BotSpec) -> Path | None:
         if self.stderr_dir is None:
@@ -276,14 +282,15 @@ class _Match:
         faults: dict[int, BotFault] = {}
         teams = [[s for s in range(self.num_seats) if self.spec.team_of(s, self.options) == t]
                  for t in range(self.num_teams)]
-        time_limits = TimeLimits(
-            handshake_ms=int(self.limits.handshake_s * 1000),
-            decision_ms=int(self.limits.decision_s * 1000),
-            time_bank_ms=int(self.limits.time_bank_s * 1000),
-        )
-        limit = self.limits.handshake_s
 
         async def one(p: BotChannel, conv: Conversation) -> None:
+            own = self.seat_limits[p.seat]
+            limit = own.handshake_s
+            time_limits = TimeLimits(
+                handshake_ms=int(own.handshake_s * 1000),
+                decision_ms=int(own.decision_s * 1000),
+                time_bank_ms=int(own.time_bank_s * 1000),
+            )
             try:
                 await p.start(nursery)
                 hello = HelloMsg(
@@ -363,7 +370,7 @@ class _Match:
         outbox: list[list[bytes]] = [[] for _ in range(self.num_seats)]
         self._route_events(events, outbox)
         times = self.times
-        decision_s = self.limits.decision_s
+        decision_s = times.decision_s  # per seat
         backlog = self._backlog
         writer = self.writer
         seat, rid, allowed, sent = -1, 0, 0.0, False
@@ -417,7 +424,7 @@ class _Match:
                         clock.deadline = math.inf
                         raise _SeatFault(seat, await p.ended_fault()) from None
                     took = trio.current_time() - t0
-                    if took > decision_s and not times.charge(seat, took):
+                    if took > decision_s[seat] and not times.charge(seat, took):
                         raise _Late  # answered within the slack, not within the limit
                     if type(event) is not Action:
                         clock.deadline = math.inf
@@ -488,6 +495,9 @@ async def run_match(
     _channels: ChannelFactory | None = None,
 ) -> MatchResult:
     """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception.
+
+    ``limits`` apply to every bot without limits of its own (``BotSpec.limits``,
+    a tournament entrant's: then that bot is timed, capped and sandboxed by its own).
 
     ``hide``: paths a sandboxed bot must not see even inside a folder it may
     read (a tournament's output folder and file); the record and the stderr

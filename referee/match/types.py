@@ -82,6 +82,7 @@ class BotSpec:
     ro_paths: tuple[str, ...] = ()  # extra read-only paths in its sandbox (model weights, libraries)
     own_dir: str | None = None  # its own files, instead of the folder of its program or script
     named: bool = False  # ``name`` was given (``--name``): shown as is instead of the bot's ready name
+    limits: Limits | None = None  # its own limits, instead of the match's (a tournament entrant's)
 
     @classmethod
     def from_command_line(cls, text: str, name: str | None = None, cwd: str | None = None) -> BotSpec:
@@ -98,18 +99,22 @@ class BotSpec:
             out["ro_paths"] = list(self.ro_paths)
         if self.own_dir is not None:
             out["dir"] = self.own_dir
+        if self.limits is not None:
+            out["limits"] = self.limits.to_json()
         return out
 
     @classmethod
     def from_json(cls, data: dict) -> BotSpec:
         return cls(name=data["name"], command=tuple(data["command"]), cwd=data.get("cwd"),
                    network=bool(data.get("network", False)), ro_paths=tuple(data.get("ro_paths", ())),
-                   own_dir=data.get("dir"))
+                   own_dir=data.get("dir"),
+                   limits=Limits.from_json(data["limits"]) if data.get("limits") is not None else None)
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Time and resource limits for every bot of a match (docs/misbehaving.md)."""
+    """Time and resource limits of the bots of a match (docs/misbehaving.md); a bot may carry
+    its own (``BotSpec.limits``)."""
 
     handshake_s: float = 10.0
     decision_s: float = 1.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from referee.match.clock import TimeBank
 
 
@@ -28,3 +30,12 @@ def test_a_reply_over_the_decision_time_and_the_bank_is_late_and_costs_nothing()
 def test_without_a_bank_only_the_decision_time_counts():
     bank = TimeBank(1.0, 0.0, seats=4)
     assert bank.charge(3, 1.0) and not bank.charge(3, 1.001)
+
+
+def test_each_seat_may_have_its_own_decision_time_and_bank():
+    bank = TimeBank([0.25, 2.0], [0.0, 1.0], seats=2)
+    assert bank.allowed == [0.25, 3.0]
+    assert not bank.charge(0, 0.3), "seat 0 has no bank"
+    assert bank.charge(1, 2.5) and bank.allowed[1] == 2.5
+    with pytest.raises(ValueError, match="a time limit per seat"):
+        TimeBank([1.0], 0.0, seats=2)

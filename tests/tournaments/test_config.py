@@ -181,3 +181,11 @@ def test_parse_secret_takes_exactly_32_bytes_of_hex():
     for bad in ("", "0x" + "00" * 31, "00 " * 32):
         with pytest.raises(ConfigError, match="^--secret: a tournament secret is 64 hex digits"):
             parse_secret(bad, "--secret")
+
+
+def test_rounds_multiply_the_deals_per_pairing():
+    t = build(rounds=3, games_per_pairing=2)
+    assert t.deals_per_pairing == 6 and t.total_games() == 1 * 6 * 2
+    assert t.identity()["rounds"] == 3 and "rounds" not in build().identity(), "old identities stay valid"
+    with pytest.raises(ConfigError, match="rounds: Input should be greater than or equal to 1"):
+        build(rounds=0)

@@ -10,13 +10,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournaments.schedule import bot_seed, deal_seed, schedule, stable_hash, total_games
+from tournaments.schedule import Shape, bot_seed, deal_seed, stable_hash
+from tournaments.schedule import schedule as schedule_of_history
 
 NAMES = ["a", "b", "c", "d"]
 SECRET = bytes(range(32))
 OTHER = bytes(32)
 # HMAC-SHA256(SECRET, "referee-deal-v2\x1f3\x1frandom-a\x1frandom-b\x1f0"), top 63 bits
 PINNED_DEAL_SEED = 6720021277586714034
+
+
+def schedule(names, num_teams, games_per_pairing, tournament_seed, secret):
+    """The schedule of a round robin that never grew."""
+    return schedule_of_history((Shape(tuple(names), games_per_pairing),), num_teams, tournament_seed, secret)
+
+
+def total_games(num_entrants, num_teams, games_per_pairing):
+    return math.comb(num_entrants, num_teams) * math.factorial(num_teams) * games_per_pairing
 
 
 def test_two_team_round_robin_plays_every_pair_in_both_seatings_on_each_deal():
@@ -100,3 +110,41 @@ def test_schedule_size_and_seeds_do_not_depend_on_entrant_order(n, k, gpp, seed)
     # every entrant sits on every team equally often
     seats = Counter((name, t) for g in games for t, name in enumerate(g.teams))
     assert len(set(seats.values())) == 1
+
+
+# -- a run that grows (schedule.plan over a history of shapes) ---------------------
+
+
+def test_a_grown_schedule_keeps_every_old_game_under_its_id_and_appends_the_new_ones():
+    from tournaments.schedule import plan
+
+    first = Shape(("a", "b", "c"), 1)
+    history = (first, Shape(("a", "b", "c", "d"), 1), Shape(("a", "b", "c", "d"), 3, ()))
+    old = plan(history[:1], 2)
+    grown = plan(history, 2)
+    assert grown[: len(old)] == old
+    assert [g.id for g in grown] == list(range(len(grown))) == list(range(6 * 3 * 2))
+    assert all("d" in g.teams for g in grown[6:12]) and {g.deal for g in grown[12:]} == {1, 2}
+    direct = schedule_of_history((history[-1],), 2, 5, SECRET)
+    seeded = schedule_of_history(history, 2, 5, SECRET)
+    assert sorted((g.teams, g.deal, g.seed) for g in seeded) == sorted((g.teams, g.deal, g.seed) for g in direct)
+
+
+def test_growth_problems_name_what_a_shape_would_drop():
+    from tournaments.schedule import growth_problems
+
+    old = Shape(("a", "b", "c"), 2)
+    assert growth_problems(old, Shape(("a", "b", "c", "d"), 3), 2) == []
+    assert growth_problems(Shape(("a", "b", "c"), 2, ("a",)), old, 2) == []
+    assert growth_problems(old, Shape(("a", "b"), 2), 2) == ["entrant 'c' removed"]
+    assert growth_problems(old, Shape(("a", "b", "c"), 1), 2) == [
+        "deals per pairing (rounds x games_per_pairing) was 2, now 1"]
+    assert growth_problems(old, Shape(("a", "b", "c"), 2, ("a",)), 2) == [
+        "challengers were none (a round robin), now a: pairing b-c would no longer be played"]
+
+
+def test_a_schedule_with_deal_seeds_uses_them_by_deal_index():
+    games = schedule_of_history((Shape(("a", "b", "c"), 2),), 3, 5, SECRET, deal_seeds=(7, 8, 9))
+    assert {g.deal: g.seed for g in games} == {0: 7, 1: 8}
+    with pytest.raises(ValueError, match="need 2 deal seeds, got 1"):
+        schedule_of_history((Shape(("a", "b", "c"), 2),), 3, 5, SECRET, deal_seeds=(7,))
