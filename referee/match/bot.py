@@ -26,7 +26,7 @@ from typing import Any
 import structlog
 import trio
 
-from referee.match import cgroups, sandbox
+from referee.match import cgroups, sandbox, spawn
 from referee.match.bubblewrap import CannotSandbox, Jail
 from referee.match.channel import BotChannel, BotFault, describe_exit
 from referee.match.types import BotSpec, FaultReason, Limits
@@ -80,15 +80,8 @@ class BotProcess(BotChannel):
         """Start the process; the stderr pump and the watchdog run in ``nursery``."""
         argv, env = self._command()
         try:
-            self.process = await trio.lowlevel.open_process(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self.spec.cwd,
-                env=env,
-                start_new_session=True,
-            )
+            # From this thread, not Trio's worker thread: see referee.match.spawn.
+            self.process = spawn.open_process(argv, cwd=self.spec.cwd, env=env, start_new_session=True)
         except (OSError, subprocess.SubprocessError) as exc:
             self._stderr_done.set()
             await self._remove_cgroup_when_empty()
