@@ -32,6 +32,8 @@ def register(app: typer.Typer) -> None:
         verify: Annotated[bool, typer.Option(
             "--verify", help="Re-simulate the record through the engine; exit 1 at the first divergence.")] = False,
         summary: Annotated[bool, typer.Option("--summary", help="Only the score table and result.")] = False,
+        html: Annotated[Path | None, typer.Option(
+            "--html", help="Write a self-contained HTML page to step through the game (docs/html-replay.md).")] = None,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
         rec = read_record(record)
@@ -41,6 +43,10 @@ def register(app: typer.Typer) -> None:
         if seat is not None and not 0 <= seat < rec.seats:
             raise UserError(f"--seat {seat}: this game has seats 0 … {rec.seats - 1}")
         console = make_console()
+        if html is not None:
+            write_html_replay(rec, html, verify=verify, summary=summary, deal=deal, seat=seat)
+            console.print(f"Wrote {html}", markup=False)
+            return
         if verify:
             result = verify_record(rec)
             console.print(("OK: " if result.ok else "DIVERGENCE: ") + result.message, markup=False)
@@ -70,6 +76,23 @@ def register(app: typer.Typer) -> None:
                           f"scores {o.scores}; {rec.result.decisions} decisions", markup=False)
         if rec.truncated:
             console.print(f"note: {truncation_note(rec)}", markup=False)
+
+
+def write_html_replay(rec: Record, path: Path, *, verify: bool, summary: bool, deal: int | None,
+                      seat: int | None) -> None:
+    from referee.replay.html import ReplayError, write_html
+
+    clash = [flag for flag, given in (("--verify", verify), ("--summary", summary), ("--deal", deal is not None),
+                                      ("--seat", seat is not None)) if given]
+    if clash:
+        raise UserError(f"--html writes the whole game (pick a deal or a seat's view in the page); "
+                        f"drop {', '.join(clash)}")
+    try:
+        write_html(rec, path)
+    except ReplayError as exc:
+        raise UserError(f"{rec.path}: cannot replay: {exc}") from None
+    except OSError as exc:
+        raise UserError(f"--html {path}: {exc.strerror or exc}") from None
 
 
 def truncation_note(rec: Record) -> str:
