@@ -308,8 +308,12 @@ def build_replay(rec: Record) -> dict[str, JSON]:
                            "legal": state.legal_actions() if to_act == entry.seat else [],
                            "fault": {"seat": entry.seat, "reason": entry.reason, "message": entry.message,
                                      "stderr_tail": entry.stderr_tail, "extra": extra}})
-    for frame in frames:
+    done = 0
+    for frame in frames:  # "done": decisions applied so far (the state is the engine's after that many)
         frame.setdefault("n", None)
+        if frame["kind"] == "move":
+            done += 1
+        frame["done"] = done
     _link_next(frames)
     result = None
     if rec.result is not None:

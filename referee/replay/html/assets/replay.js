@@ -118,6 +118,9 @@
     const root = $("step");
     root.dataset.step = String(step);
     root.dataset.kind = f.kind;
+    root.dataset.done = String(f.done);
+    if (f.n !== null) root.dataset.n = String(f.n); else root.removeAttribute("data-n");
+    if (CARD_GAME) root.dataset.deal = String(f.deal); else root.dataset.turn = String(f.turn);
     root.dataset.view = view;
     $("step-slider").value = String(step);
     $("step-input").value = String(step);
@@ -294,7 +297,10 @@
       for (let k = 1; k <= B.home_holes; k++) { const [x, y] = at(ii, 1.1 * k); hole(`${p}:H${k}`, x, y, "home", p); }
       START_SPOTS.forEach(([i, depth], k) => { const [x, y] = at(i, depth); hole(`${p}:S${k + 1}`, x, y, "start", p); });
       const [lx, ly] = at(B.side / 2 - 0.5, -1.9);
-      const label = mk("text", { x: lx.toFixed(1), y: ly.toFixed(1), "text-anchor": "middle", "dominant-baseline": "middle" });
+      let angle = Math.atan2(y1 - y0, x1 - x0) * 180 / Math.PI;  // along the side, never upside down
+      if (angle > 90.5 || angle < -90.5) angle += 180;
+      const label = mk("text", { x: lx.toFixed(1), y: ly.toFixed(1), "text-anchor": "middle", "dominant-baseline": "middle",
+        transform: `rotate(${angle.toFixed(1)} ${lx.toFixed(1)} ${ly.toFixed(1)})`, "data-side": String(p) });
       label.textContent = `${p} · ${seatName(p)}`;
     }
     marks = document.createElementNS(ns, "g");
