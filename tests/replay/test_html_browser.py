@@ -28,7 +28,10 @@ ILLEGAL = f"{sys.executable} {ROOT / 'sample_bots' / 'misbehaving' / 'illegal_ac
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
+LIMITS = ["--decision-ms", 20000, "--handshake-ms", 60000]  # generous: the machine may be loaded
 GAMES = {"back-alley": 2, "schmier": 3, "pegs-and-jokers": 2}  # game -> one bot per team
+# Random bots rarely reach Schmier's target: cap the deals so the game stays short.
+OPTIONS = {"schmier": ["-o", "max_deals=12"]}
 
 
 def referee(*args, timeout=180):
@@ -63,11 +66,12 @@ def pages(tmp_path_factory):
     for game, teams in GAMES.items():
         rec = folder / f"{game}.jsonl"
         bots = [a for t in range(teams) for a in ("--bot", f"{BOT} {t}")]
-        res = referee("play", game, *bots, "--seed", 11, "--record", rec)
+        res = referee("play", game, *bots, "--seed", 11, "--record", rec, *LIMITS, *OPTIONS.get(game, []))
         assert res.returncode == 0, res.stderr
+        assert read_record(rec).result.outcome.status != "forfeit", res.stdout
         out[game] = rec
     rec = folder / "fault.jsonl"
-    res = referee("play", "back-alley", "--bot", BOT, "--bot", ILLEGAL, "--seed", 5, "--record", rec)
+    res = referee("play", "back-alley", "--bot", BOT, "--bot", ILLEGAL, "--seed", 5, "--record", rec, *LIMITS)
     # (the exit status of a forfeit is another change's business; the record says what happened)
     assert read_record(rec).result.outcome.reason == "illegal_action", res.stdout + res.stderr
     out["fault"] = rec
@@ -116,14 +120,17 @@ class Opened:
         return [i for i, (k, _) in enumerate(self.index) if k == kind]
 
     def trick(self):
-        return [(int(e.get_attribute("data-seat")), e.locator(".card").get_attribute("data-card"))
-                for e in self.page.locator("#trick .played").all()]
+        return [tuple(x) for x in self.page.evaluate(
+            """[...document.querySelectorAll('#trick .played')].map(e =>
+                 [Number(e.dataset.seat), e.querySelector('.card').dataset.card])""")]
 
     def scores(self):
-        return [int(e.inner_text()) for e in self.page.locator("#score [data-total-team]").all()]
+        return self.page.evaluate(
+            "[...document.querySelectorAll('#score [data-total-team]')].map(e => Number(e.textContent))")
 
     def hand(self, seat):
-        return [e.get_attribute("data-card") for e in self.page.locator(f'.hand[data-seat="{seat}"] .card').all()]
+        return self.page.evaluate(
+            f"""[...document.querySelectorAll('.hand[data-seat="{seat}"] .card')].map(e => e.dataset.card || null)""")
 
     def close(self):
         assert self.errors == []
@@ -210,7 +217,7 @@ def test_card_game_page_shows_the_engines_trick_and_score(pages, opened, game):
     # The final score row and the result.
     o.step(len(o.index) - 1)
     assert o.attr("#step", "data-kind") == "end"
-    assert o.scores() == list(final.outcome().scores)
+    assert o.scores() == read_record(rec).result.outcome.scores == list(final.outcome().scores)
     assert "Result: win" in o.page.locator("#result").inner_text() or "Result: draw" in o.page.locator("#result").inner_text()
 
 
