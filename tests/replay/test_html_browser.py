@@ -22,6 +22,8 @@ import pytest
 from referee.games import get_game
 from referee.match.record import DecisionLine, read_record
 
+pytestmark = pytest.mark.slow  # four real games and a browser
+
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
 ILLEGAL = f"{sys.executable} {ROOT / 'sample_bots' / 'misbehaving' / 'illegal_action.py'} --after 30"
@@ -59,8 +61,9 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory):
-    """game -> (record path, html path) of a finished game; "fault" -> a Back Alley forfeit."""
+def pages(browser, tmp_path_factory):
+    """game -> (record path, html path) of a finished game; "fault" -> a Back Alley forfeit.
+    (Asks for the browser first, so that a missing chromium stops the module before any game.)"""
     folder = tmp_path_factory.mktemp("html")
     out = {}
     for game, teams in GAMES.items():
