@@ -37,6 +37,8 @@ def register(app: typer.Typer) -> None:
             help="Show only turns A-B, e.g. 100-120 (Pegs and Jokers).")] = None,
         board_every: Annotated[int | None, typer.Option(
             help="Draw the whole board every K turns instead of the sides a move changed (Pegs and Jokers).")] = None,
+        html: Annotated[Path | None, typer.Option(
+            "--html", help="Write a self-contained HTML page to step through the game (docs/html-replay.md).")] = None,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
         rec = read_record(record)
@@ -48,6 +50,12 @@ def register(app: typer.Typer) -> None:
         renderer = RENDERERS[game]
         turn_range = parts_wanted(renderer, game, deal, turn, turns, board_every)
         console = make_console()
+        if html is not None:
+            if not verify and (problem := rules_version_problem(rec.header)) is not None:
+                raise UserError(f"{record}: {problem}")
+            write_html_replay(rec, html, verify=verify, summary=summary, deal=deal, seat=seat)
+            console.print(f"Wrote {html}", markup=False)
+            return
         if verify:
             result = verify_record(rec)
             console.print(("OK: " if result.ok else "DIVERGENCE: ") + result.message, markup=False)
@@ -115,6 +123,21 @@ def parts_wanted(renderer: Renderer, game: str, deal: int | None, turn: int | No
     if not 1 <= a <= b:
         raise UserError(f"--turns {turns}: need 1 ≤ A ≤ B")
     return a, b
+def write_html_replay(rec: Record, path: Path, *, verify: bool, summary: bool, deal: int | None,
+                      seat: int | None) -> None:
+    from referee.replay.html import ReplayError, write_html
+
+    clash = [flag for flag, given in (("--verify", verify), ("--summary", summary), ("--deal", deal is not None),
+                                      ("--seat", seat is not None)) if given]
+    if clash:
+        raise UserError(f"--html writes the whole game (pick a deal or a seat's view in the page); "
+                        f"drop {', '.join(clash)}")
+    try:
+        write_html(rec, path)
+    except ReplayError as exc:
+        raise UserError(f"{rec.path}: cannot replay: {exc}") from None
+    except OSError as exc:
+        raise UserError(f"--html {path}: {exc.strerror or exc}") from None
 
 
 def truncation_note(rec: Record) -> str:
