@@ -26,9 +26,8 @@ import hmac
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from referee.games import team_of_seat
 from referee.match.types import MatchResult, fault_line
