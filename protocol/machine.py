@@ -23,7 +23,8 @@ one of
   the pending request and one of its legal actions);
 * ``Fault``: the bot broke the protocol; ``kind`` is one of ``FAULT_KINDS``
   (the referee's reason codes of the same names) and ``detail`` says how;
-  the machine is FAULTED from then on;
+  the machine is FAULTED from then on; ``line`` holds the offending line
+  (or what had arrived of it) when there is one;
 * ``EndOfInput``: the bot's output ended on a line boundary (why it ended,
   an exit or a closed stdout, is for the process to say);
 * ``PartialLine``: the output ended in the middle of a line, which is never
@@ -31,6 +32,10 @@ one of
 
 Events (``event`` lines) are not turns: the bot never answers them, so they
 are encoded once for every seat with ``codec.encode_event`` and need no state.
+An action that is not in the legal list is ``invalid_action`` when the game's
+notation cannot read it at all (``is_action``, given by the referee, which
+knows the game) and ``illegal_action`` when it is a well-formed action that is
+not legal now; the check runs only on that fault path.
 No I/O and no clock: the caller times the bot.  The per-decision path is a
 few attribute checks plus the framing and the reply check.
 """
@@ -39,7 +44,8 @@ from __future__ import annotations
 
 import collections
 import enum
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .codec import Violation, decode_bot_line, decode_plain_action, encode_game_over, encode_hello, encode_request
@@ -65,7 +71,7 @@ START, AWAIT_READY, IDLE, AWAIT_ACTION, DONE, FAULTED = State  # module constant
 
 # Every kind a Fault may have.  The referee's FaultReason has a code of each name.
 FAULT_KINDS: Final = frozenset({
-    "invalid_utf8", "invalid_json", "wrong_message", "wrong_request", "illegal_action",
+    "invalid_utf8", "invalid_json", "wrong_message", "wrong_request", "invalid_action", "illegal_action",
     "unexpected_message", "line_too_long",
 })
 UNEXPECTED: Final = "wrote output when no request was pending"
@@ -101,6 +107,7 @@ class Action:
 class Fault:
     kind: str  # one of FAULT_KINDS
     detail: str
+    line: bytes | None = field(default=None, compare=False)  # the offending line, when there is one
 
 
 @dataclass(slots=True)
@@ -110,9 +117,10 @@ class EndOfInput:
 
 @dataclass(slots=True)
 class PartialLine:
-    """The bot's output ended in the middle of a line of ``size`` bytes."""
+    """The bot's output ended in the middle of a line of ``size`` bytes (``line``)."""
 
     size: int
+    line: bytes = field(default=b"", compare=False)
 
 
 class LocalProtocolError(RuntimeError):
@@ -123,46 +131,63 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def read_action(line: bytes, rid: int, legal: list[str]) -> Action | Fault:
-    """A complete reply line to request ``rid`` judged: the action it names, or what is wrong with it."""
+def _violation(msg: Violation, line: bytes) -> Fault:
+    detail = msg.detail
+    if msg.kind == "invalid_json":  # say what the line was: usually a debug print on stdout
+        detail += f"; the line begins {line[:40].decode('utf-8', 'backslashreplace')!r}"
+        if len(line) > 40:
+            detail += f" ({len(line)} bytes)"
+    return Fault(msg.kind, detail, line)
+
+
+def read_action(line: bytes, rid: int, legal: list[str],
+                is_action: Callable[[str], bool] | None = None) -> Action | Fault:
+    """A complete reply line to request ``rid`` judged: the action it names, or what is wrong with it.
+
+    ``is_action`` (the game's notation) tells an unreadable action (``invalid_action``)
+    from a readable one that is not legal now (``illegal_action``); without it,
+    every action outside ``legal`` is illegal."""
     plain = decode_plain_action(line)
     if plain is not None:
         reply_id, action = plain
     else:
         msg = decode_bot_line(line)
         if isinstance(msg, Violation):
-            return Fault(msg.kind, msg.detail)
+            return _violation(msg, line)
         if not isinstance(msg, ActionMsg):
-            return Fault("wrong_message", f"expected action, got {msg.type}")  # type: ignore[attr-defined]
+            return Fault("wrong_message", f"expected action, got {msg.type}", line)  # type: ignore[attr-defined]
         reply_id, action = msg.id, msg.action
     if reply_id != rid:
         try:
             shown = str(reply_id)
         except ValueError:  # more digits than Python will print
             shown = "(a number too long to show)"
-        return Fault("wrong_request", f"answered request {_short(shown)}, expected {rid}")
+        return Fault("wrong_request", f"answered request {_short(shown)}, expected {rid}", line)
     if action not in legal:
-        return Fault("illegal_action", f"{_short(action)!r} is not among the {len(legal)} legal actions")
+        if is_action is not None and not is_action(action):
+            return Fault("invalid_action", f"{_short(action)!r} is not an action of this game", line)
+        return Fault("illegal_action", f"{_short(action)!r} is not among the {len(legal)} legal actions", line)
     return Action(reply_id, action)
 
 
 def _read_ready(line: bytes) -> Ready | Fault:
     msg = decode_bot_line(line)
     if isinstance(msg, Violation):
-        return Fault(msg.kind, msg.detail)
+        return _violation(msg, line)
     if not isinstance(msg, ReadyMsg):
-        return Fault("wrong_message", f"expected ready, got {msg.type}")  # type: ignore[attr-defined]
+        return Fault("wrong_message", f"expected ready, got {msg.type}", line)  # type: ignore[attr-defined]
     return Ready(msg.name, msg.events)
 
 
 class Conversation:
     """One bot's side of one game: what the referee sent, what the bot wrote, what it meant."""
 
-    __slots__ = ("state", "max_line_bytes", "_framer", "_lines", "_eof", "_fault", "_rid", "_legal")
+    __slots__ = ("state", "max_line_bytes", "is_action", "_framer", "_lines", "_eof", "_fault", "_rid", "_legal")
 
-    def __init__(self, max_line_bytes: int = 1 << 20) -> None:
+    def __init__(self, max_line_bytes: int = 1 << 20, is_action: Callable[[str], bool] | None = None) -> None:
         self.state = START
         self.max_line_bytes = max_line_bytes
+        self.is_action = is_action  # the game's notation: invalid vs illegal (see read_action)
         self._framer = LineBuffer(max_line_bytes)
         self._lines: collections.deque[Any] = collections.deque()
         self._eof = False
@@ -214,6 +239,21 @@ class Conversation:
         """Bytes of a line begun but not finished."""
         return self._framer.pending
 
+    @property
+    def pending_line(self) -> bytes:
+        """The line begun but not finished, as far as it arrived."""
+        return bytes(self._framer._buf)
+
+    @property
+    def request_id(self) -> int:
+        """The id of the last request sent (0 before the first)."""
+        return self._rid
+
+    @property
+    def request_legal(self) -> list[str]:
+        """The legal list of the last request sent."""
+        return self._legal
+
     def next_event(self) -> Ready | Action | Fault | EndOfInput | PartialLine | _NeedData:
         state = self.state
         lines = self._lines
@@ -222,7 +262,7 @@ class Conversation:
                 line = lines.popleft()
                 if line is TOO_LONG:
                     return self._faulted(Fault("line_too_long", f"a line longer than {self.max_line_bytes} bytes"))
-                event = read_action(line, self._rid, self._legal)
+                event = read_action(line, self._rid, self._legal, self.is_action)
                 if type(event) is Action:
                     self.state = IDLE
                     return event
@@ -230,7 +270,8 @@ class Conversation:
             return self._end() if self._eof else NEED_DATA
         if state is IDLE or state is START:
             if lines or self._framer._buf:  # (_buf: .pending, cheaper)
-                return self._faulted(Fault("unexpected_message", UNEXPECTED))
+                first = lines[0] if lines else bytes(self._framer._buf)
+                return self._faulted(Fault("unexpected_message", UNEXPECTED, first if type(first) is bytes else None))
             return EndOfInput() if self._eof else NEED_DATA
         if state is AWAIT_READY:
             if lines:
@@ -249,7 +290,7 @@ class Conversation:
 
     def _end(self) -> EndOfInput | PartialLine:
         pending = self._framer.pending
-        return PartialLine(pending) if pending else EndOfInput()
+        return PartialLine(pending, bytes(self._framer._buf)) if pending else EndOfInput()
 
     def _faulted(self, fault: Fault) -> Fault:
         self.state = FAULTED

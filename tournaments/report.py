@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console, JustifyMethod
@@ -27,7 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .config import describe_overrides
-from .results import GameResult
+from .results import GameResult, game_fault_line
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -138,8 +139,9 @@ class RateColumn(ProgressColumn):
 class RichProgress:
     """Live bar on stderr: done/total, rate, ETA, faults so far."""
 
-    def __init__(self, console: Console | None = None) -> None:
+    def __init__(self, console: Console | None = None, *, game: str = "", output: Path = Path()) -> None:
         self.console = console or Console(stderr=True)
+        self.game, self.output = game, output  # for the fault lines (results.game_fault_line)
         self.progress = Progress(
             TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), RateColumn(),
             TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(),
@@ -157,12 +159,9 @@ class RichProgress:
         self.task = self.progress.add_task("games", total=total, completed=done, faults=faults)
 
     def advance(self, result: GameResult) -> None:
-        if result.fault is not None:
+        if (line := game_fault_line(result, self.game, self.output)) is not None:
             self.faults += 1
-            f = result.fault
-            self.progress.console.print(
-                f"game {result.game_id}: {f.entrant} (seat {f.seat}) forfeits: {f.reason}: {f.message}",
-                markup=False, highlight=False)
+            self.progress.console.print(line, markup=False, highlight=False)
         assert self.task is not None, "advance() before start()"
         self.progress.update(self.task, advance=1, faults=self.faults)
 
@@ -174,8 +173,10 @@ class PlainProgress:
     """Plain lines on a stream, at most one every ``interval`` seconds (and
     one per fault, and one at the end)."""
 
-    def __init__(self, stream: TextIO | None = None, interval: float = 5.0) -> None:
+    def __init__(self, stream: TextIO | None = None, interval: float = 5.0, *, game: str = "",
+                 output: Path = Path()) -> None:
         self.stream = stream or sys.stderr
+        self.game, self.output = game, output  # for the fault lines (results.game_fault_line)
         self.interval = interval
         self.total = self.done = self.faults = self.start_done = 0
         self.t0 = self.last = 0.0
@@ -202,10 +203,9 @@ class PlainProgress:
 
     def advance(self, result: GameResult) -> None:
         self.done += 1
-        if result.fault is not None:
+        if (line := game_fault_line(result, self.game, self.output)) is not None:
             self.faults += 1
-            f = result.fault
-            self._line(f"game {result.game_id}: {f.entrant} (seat {f.seat}) forfeits: {f.reason}: {f.message}")
+            self._line(line)
         now = time.monotonic()
         if now - self.last >= self.interval and self.done < self.total:
             self.last = now

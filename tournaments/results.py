@@ -26,10 +26,11 @@ import hmac
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from referee.games import team_of_seat
-from referee.match.types import MatchResult
+from referee.match.types import MatchResult, fault_line
 
 from .schedule import ScheduledGame
 
@@ -43,6 +44,10 @@ def result_mac(secret: bytes, content: Mapping[str, Any]) -> str:
     return hmac.new(secret, MAC_TAG + canonical.encode("ascii"), hashlib.sha256).hexdigest()
 
 
+def _int_or_none(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
 @dataclass(frozen=True, slots=True)
 class GameFault:
     seat: int
@@ -50,15 +55,35 @@ class GameFault:
     entrant: str
     reason: str  # a FaultReason value
     message: str
+    # Where it happened: the refused request's id, and the deal (card games) or turn (Pegs and
+    # Jokers). Absent from lines written before they existed, and from faults with no request.
+    request: int | None = None
+    deal: int | None = None
+    turn: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "team": self.team, "entrant": self.entrant,
-                "reason": self.reason, "message": self.message}
+        out: dict[str, Any] = {"seat": self.seat, "team": self.team, "entrant": self.entrant,
+                               "reason": self.reason, "message": self.message}
+        for key in ("request", "deal", "turn"):  # only when known: older lines stay as they were
+            if (value := getattr(self, key)) is not None:
+                out[key] = value
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameFault:
         return cls(int(data["seat"]), int(data["team"]), str(data["entrant"]),
-                   str(data["reason"]), str(data.get("message", "")))
+                   str(data["reason"]), str(data.get("message", "")), _int_or_none(data.get("request")),
+                   _int_or_none(data.get("deal")), _int_or_none(data.get("turn")))
+
+
+def game_fault_line(result: GameResult, game: str, output: Path) -> str | None:
+    """The fault line of a tournament game (``types.fault_line``), its record under ``output``."""
+    f = result.fault
+    if f is None:
+        return None
+    return fault_line(game=game, game_id=result.game_id, seat=f.seat, who=f.entrant, reason=f.reason,
+                      message=f.message, record=output / result.record if result.record else None,
+                      request=f.request, deal=f.deal, turn=f.turn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +114,9 @@ class GameResult:
         fault = None
         if result.fault is not None:
             team = team_of_seat(result.fault.seat, len(game.teams))
-            fault = GameFault(result.fault.seat, team, game.teams[team],
-                              result.fault.reason.value, result.fault.message)
+            f = result.fault
+            fault = GameFault(f.seat, team, game.teams[team], f.reason.value, f.message,
+                              f.request, f.deal, f.turn)
         outcome = result.outcome
         return cls(
             game_id=game.id, pairing=game.pairing, deal=game.deal, arrangement=game.arrangement,

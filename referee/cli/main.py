@@ -1,4 +1,4 @@
-"""The `referee` command: play, run, replay, deals, worker.
+"""The `referee` command: play, run, replay, ask, deals, worker.
 
 Errors become exit statuses here and nowhere else (``run``): the commands
 raise ``UserFault`` / ``RefereeBug`` (``referee.errors``) and never translate.
@@ -12,7 +12,7 @@ import traceback
 
 import typer
 
-from referee.cli import play, replay, worker
+from referee.cli import ask, play, replay, worker
 from referee.errors import EXIT_BUG, describe_bug, save_traceback, user_fault_in
 from referee.logging import configure_logging
 
@@ -36,6 +36,7 @@ def _root(
 
 play.register(app)
 replay.register(app)
+ask.register(app)
 try:  # the tournament command lives with the tournaments package
     from referee.cli import deals as _deals
     from referee.cli import run as _run

@@ -25,10 +25,13 @@ from referee.games import GAMES, Outcome, get_game
 from referee.match.bubblewrap import SandboxMode
 from referee.match.record import entries_from_dicts
 from referee.match.runner import run_match
-from referee.match.types import Limits, MatchResult
+from referee.match.types import Limits, MatchResult, fault_line
 from tournaments.config import LimitsConfig
 
 _DEFAULTS = Limits()
+
+#: ``referee play``'s exit status when the game ended by a forfeit (0: played to its end).
+EXIT_FORFEIT = 3
 
 
 #: Each limit flag: its ``LimitsConfig`` field and how many flag units make one of the field's.
@@ -110,6 +113,8 @@ def print_result(result: MatchResult, quiet: bool) -> None:
         if table is not None:
             console.print(table)
     console.print(f"Result: {describe_outcome(result.outcome, teams, names)}")
+    if (line := match_fault_line(result)) is not None:
+        console.print(line, markup=False)
     if result.fault is not None and result.fault.stderr_tail and not quiet:
         console.print(f"Last stderr lines of seat {result.fault.seat}:")
         for line in result.fault.stderr_tail[-10:]:
@@ -120,6 +125,15 @@ def print_result(result: MatchResult, quiet: bool) -> None:
         console.print(f"Sandbox: {how}")
     if result.record_path is not None and not quiet:
         console.print(f"Record: {result.record_path}  (view: referee replay {result.record_path})")
+
+
+def match_fault_line(result: MatchResult) -> str | None:
+    """The fault line of a forfeited game (``types.fault_line``), or None."""
+    f = result.fault
+    if f is None:
+        return None
+    return fault_line(game=result.game, seat=f.seat, who=result.seats[f.seat].name, reason=f.reason.value,
+                      message=f.message, record=result.record_path, request=f.request, deal=f.deal, turn=f.turn)
 
 
 def register(app: typer.Typer) -> None:
@@ -161,7 +175,11 @@ def register(app: typer.Typer) -> None:
             "unisolated; required: refuse to run without it; off: no sandbox (docs/security.md).")] = SandboxMode.AUTO,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
     ) -> None:
-        """Play one game between bots and print the score table and the result."""
+        """Play one game between bots and print the score table and the result.
+
+        Exit status: 0 the game was played to its end; 3 it ended by a forfeit (a fault
+        line names the bot, the request and the command that shows it); 2 bad input;
+        74 an output file could not be written; 70 a bug in the referee; 130 interrupted."""
         spec = get_game(game)
         opts = parse_option_pairs(option)
         if players is not None:
@@ -194,3 +212,5 @@ def register(app: typer.Typer) -> None:
         result = trio.run(lambda: run_match(spec.name, opts, bots, seed=seed, record_path=record_path,
                                             limits=limits, stderr_dir=err_dir))
         print_result(result, quiet)
+        if result.forfeit:
+            raise typer.Exit(EXIT_FORFEIT)

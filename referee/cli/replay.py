@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +11,7 @@ import typer
 from referee.cli.common import make_console, score_table
 from referee.cli.errors import UserError
 from referee.games import GAMES
+from referee.match.ask import Replay
 from referee.match.record import FaultLine, Record, read_record
 from referee.match.verify import verify_record
 from referee.replay import RENDERERS, Renderer, TurnRenderer, entries_for_seat, public_entries, rules_version_problem
@@ -39,9 +41,21 @@ def register(app: typer.Typer) -> None:
             help="Draw the whole board every K turns instead of the sides a move changed (Pegs and Jokers).")] = None,
         html: Annotated[Path | None, typer.Option(
             "--html", help="Write a self-contained HTML page to step through the game (docs/html-replay.md).")] = None,
+        request: Annotated[int | None, typer.Option(
+            "--request", metavar="N", help="Print, byte for byte, the request line the bot got at request id N "
+            "(the record's decision `n`), rebuilt from the record.")] = None,
+        events: Annotated[bool, typer.Option(
+            "--events", help="With --request: first the event lines its seat got since its previous request.")] = False,
+        history: Annotated[bool, typer.Option(
+            "--history", help="With --request: every line its seat got, from hello to that request.")] = False,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
+        if (events or history) and request is None:
+            raise UserError("--events and --history go with --request N")
         rec = read_record(record)
+        if request is not None:
+            print_request(rec, request, events=events, history=history)
+            return
         game = rec.header.game
         if game not in GAMES:
             raise UserError(f"{record}: unknown game {game!r} in the record")
@@ -123,6 +137,8 @@ def parts_wanted(renderer: Renderer, game: str, deal: int | None, turn: int | No
     if not 1 <= a <= b:
         raise UserError(f"--turns {turns}: need 1 ≤ A ≤ B")
     return a, b
+
+
 def write_html_replay(rec: Record, path: Path, *, verify: bool, summary: bool, deal: int | None,
                       seat: int | None) -> None:
     from referee.replay.html import ReplayError, write_html
@@ -138,6 +154,22 @@ def write_html_replay(rec: Record, path: Path, *, verify: bool, summary: bool, d
         raise UserError(f"{rec.path}: cannot replay: {exc}") from None
     except OSError as exc:
         raise UserError(f"--html {path}: {exc.strerror or exc}") from None
+
+
+def print_request(rec: Record, n: int, *, events: bool, history: bool) -> None:
+    """``--request N``: the request line (and before it the seat's events, or its whole history), raw."""
+    replay = Replay(rec)
+    seat = replay.request(n).seat
+    lines = replay.lines_for(seat, n)
+    if not history:
+        start = len(lines) - 1
+        if events:
+            while start > 1 and lines[start - 1].kind == "event":
+                start -= 1
+        lines = lines[start:]
+    out = sys.stdout.buffer
+    out.write(b"".join(line.data for line in lines))
+    out.flush()
 
 
 def truncation_note(rec: Record) -> str:

@@ -27,6 +27,7 @@ from referee.match.bubblewrap import SandboxMode
 from tournaments.config import MAX_TIME_S, Tournament, describe_overrides, load_file, parse, parse_secret, resolve
 from tournaments.output import open_output
 from tournaments.report import PlainProgress, RichProgress, print_standings
+from tournaments.results import GameResult, game_fault_line
 from tournaments.runner import run_tournament
 from tournaments.standings_files import standings_paths
 
@@ -191,7 +192,8 @@ def register(app: typer.Typer) -> None:
         for problem in opened.problems:
             err.print(f"referee: {problem}", markup=False)
         err.print(describe_plan(opened.tournament, len(opened.done), isolation), markup=False)
-        progress = PlainProgress() if quiet or not err.is_terminal else RichProgress(err)
+        progress = (PlainProgress(game=t.game, output=t.output) if quiet or not err.is_terminal
+                    else RichProgress(err, game=t.game, output=t.output))
         try:
             outcome = trio.run(_until_interrupted, lambda: run_tournament(t, progress=progress, opened=opened))
         except KeyboardInterrupt:
@@ -200,8 +202,18 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(code=130) from None
         json_path, csv_path = standings_paths(t.output)  # written by the run
         print_standings(outcome.standings.to_json(), make_console())
+        for line in fault_summary(outcome.results, t.game, t.output):
+            err.print(line, markup=False)
         err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
                   markup=False)
+
+
+def fault_summary(results: dict[int, GameResult], game: str, output: Path) -> list[str]:
+    """The end-of-run list of every faulted game (resumed ones too), by game id: one fault line each."""
+    lines = [line for _, r in sorted(results.items()) if (line := game_fault_line(r, game, output)) is not None]
+    if not lines:
+        return []
+    return [f"{len(lines)} game{'s' if len(lines) != 1 else ''} ended by a forfeit:", *(f"  {x}" for x in lines)]
 
 
 async def _until_interrupted(start):

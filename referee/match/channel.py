@@ -21,10 +21,11 @@ from referee.match.types import FaultReason
 class BotFault(Exception):
     """The bot misbehaved: its fault, not ours."""
 
-    def __init__(self, reason: FaultReason, message: str) -> None:
+    def __init__(self, reason: FaultReason, message: str, output: bytes | None = None) -> None:
         super().__init__(message)
         self.reason = reason
         self.message = message
+        self.output = output  # the offending output (a line, or what arrived of one), if any
 
 
 def describe_exit(returncode: int | None) -> str:

@@ -7,7 +7,10 @@ Line kinds (the ``"record"`` key), each a pydantic model below:
 * ``ready``    (``ReadyLine``) the names the bots gave and whether each wants events
 * ``event``    (``EventLine``) an engine event and the seats that may see it (``to``: null = public)
 * ``decision`` (``DecisionLine``) seat, decision kind, the legal actions offered, the action taken, ms taken
-* ``fault``    (``FaultLine``) the seat, reason code, message and last stderr lines of a forfeiting bot
+* ``fault``    (``FaultLine``) the seat, reason code, message and last stderr lines of a forfeiting bot;
+  the request it refused (``request``, with its ``legal`` list) when one of its was pending, the
+  offending output (``output``, escaped, at most 2 KB; ``output_bytes`` its full length) and
+  where the game was (``deal`` or ``turn``)
 * ``result``   (``ResultLine``) the outcome, decision count, duration
 
 Writing and reading are separate on purpose.  The match runner writes plain
@@ -125,6 +128,7 @@ class SeatEntry(_Line):
     name: str
     command: list[str]
     cwd: str | None = None
+    limits: dict[str, Any] | None = None  # the bot's own limits (a tournament entrant's), if it had any
 
 
 class HeaderLine(_Line):
@@ -178,6 +182,12 @@ class FaultLine(_Line):
     reason: str
     message: str = ""
     stderr_tail: list[str] = []
+    request: int | None = None  # the request id (a decision line's ``n``) it refused, if one was pending
+    legal: list[str] | None = None  # that request's legal list
+    output: str | None = None  # the offending output, escaped (``types.escape_output``) and capped
+    output_bytes: int | None = None  # its length before the cap
+    deal: int | None = None  # where the game was: the deal (card games) ...
+    turn: int | None = None  # ... or the turn (Pegs and Jokers)
 
 
 class OutcomeEntry(_Line):

@@ -30,14 +30,14 @@ from protocol.machine import NEED_DATA, Action, Conversation, PartialLine, Ready
 from protocol.machine import Fault as ProtocolFault
 from protocol.messages import TimeLimits
 from referee.errors import RefereeBug
-from referee.games import Event, Outcome, get_game
+from referee.games import Event, GameSpec, InvalidAction, Outcome, get_game
 from referee.logging import ensure_configured
 from referee.match import bubblewrap
 from referee.match.bot import BotProcess
 from referee.match.channel import BotChannel, BotFault
 from referee.match.clock import TimeBank
 from referee.match.record import RECORD_FORMAT, RecordWriter, event_entry_bytes
-from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult, display_name
+from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult, display_name, escape_output
 
 log = structlog.get_logger("referee.match")
 
@@ -46,11 +46,54 @@ DEADLINE_SLACK_S = 0.002
 
 # Makes the channel of each seat; run_match's default starts a BotProcess (tests pass fakes).
 ChannelFactory = Callable[[int, BotSpec], BotChannel]
+# Makes a seat's channel given the default factory (``referee.match.ask`` wraps or replaces it).
+ChannelHook = Callable[[int, BotSpec, ChannelFactory], BotChannel]
 
 
 def protocol_fault(event: ProtocolFault) -> BotFault:
     """A protocol fault as the referee names it (the machine's kinds are FaultReason codes)."""
-    return BotFault(FaultReason(event.kind), event.detail)
+    return BotFault(FaultReason(event.kind), event.detail, event.line)
+
+
+def action_reader(spec: GameSpec) -> Callable[[str], bool]:
+    """Whether a text is an action of the game at all (``invalid_action`` if not): its notation says."""
+    parse = spec.action_type.from_text
+
+    def is_action(text: str) -> bool:
+        try:
+            parse(text)
+        except InvalidAction:
+            return False
+        return True
+
+    return is_action
+
+
+def game_teams(spec: GameSpec, options: dict) -> list[list[int]]:
+    """The seats of each team, by team number."""
+    seats = spec.num_seats(options)
+    return [[s for s in range(seats) if spec.team_of(s, options) == t] for t in range(spec.num_teams(options))]
+
+
+def hello_for(spec: GameSpec, options: dict, seat: int, limits: Limits) -> HelloMsg:
+    """The ``hello`` a seat gets: one definition for a game and for ``referee.match.ask``."""
+    return HelloMsg(
+        game=spec.name, rules_version=spec.rules_version, options=options,
+        seat=seat, team=spec.team_of(seat, options), seats=spec.num_seats(options),
+        teams=game_teams(spec, options),
+        limits=TimeLimits(handshake_ms=int(limits.handshake_s * 1000), decision_ms=int(limits.decision_s * 1000),
+                          time_bank_ms=int(limits.time_bank_s * 1000)),
+    )
+
+
+def game_position(observation: dict[str, Any]) -> dict[str, int]:
+    """Where a game is, from a seat's observation: ``{"deal": n}`` in the card games,
+    ``{"turn": n}`` in Pegs and Jokers (empty if neither is there)."""
+    for key in ("deal", "turn"):
+        value = observation.get(key)
+        if type(value) is int:
+            return {key: value}
+    return {}
 
 
 RECORD_FLUSH_S = 0.1  # the record on disk is at most this far behind the game
@@ -71,7 +114,8 @@ def result_for_team(outcome: Outcome, team: int) -> str:
 class _Match:
     def __init__(self, game: str, options: dict, bots: Sequence[BotSpec], seed: int,
                  record_path: Path | None, limits: Limits, stderr_dir: Path | None,
-                 hide: Sequence[Path] = (), channels: ChannelFactory | None = None) -> None:
+                 hide: Sequence[Path] = (), channels: ChannelFactory | None = None,
+                 channel_for: ChannelHook | None = None) -> None:
         self.spec = get_game(game)
         self.options = self.spec.normalize_options(options or {})
         self.num_seats = self.spec.num_seats(self.options)
@@ -102,6 +146,9 @@ class _Match:
         self._backlog: list[dict[str, Any] | tuple[Event, bytes | None]] = []
         self.log = log.bind(game=self.spec.name, seed=seed)
         self.channels = channels or self._bot_process
+        if channel_for is not None:
+            base = self.channels
+            self.channels = lambda seat, bot: channel_for(seat, bot, base)
 
     # -- record --------------------------------------------------------------
 
@@ -180,7 +227,8 @@ class _Match:
             self.writer.flush()  # a referee killed before the first decision still leaves a readable record
         state, events = self.spec.new_game(self.seed, self.options)
         procs = [self.channels(s, b) for s, b in enumerate(self.bots)]
-        convs = [Conversation(sl.max_line_bytes) for sl in self.seat_limits]
+        is_action = action_reader(self.spec)
+        convs = [Conversation(sl.max_line_bytes, is_action) for sl in self.seat_limits]
         fault: tuple[int, BotFault] | None = None
         outcome: Outcome | None = None
         try:
@@ -211,7 +259,8 @@ class _Match:
             fault_value = None
             if fault is not None:
                 seat, exc = fault
-                fault_value = Fault(seat, exc.reason, exc.message, procs[seat].stderr_tail())
+                fault_value = Fault(seat, exc.reason, exc.message, procs[seat].stderr_tail(),
+                                    **self._fault_context(state, convs[seat], seat, exc))
                 self._write({"record": "fault", **fault_value.to_json()})
             duration = time.perf_counter() - started
             self._write({
@@ -251,6 +300,21 @@ class _Match:
             await trio.sleep(period)
             writer.flush()
 
+    def _fault_context(self, state: Any, conv: Conversation, seat: int, exc: BotFault) -> dict[str, Any]:
+        """What the record keeps of a fault besides its reason (fault path only): the
+        request it refused and its legal list, if one of its was pending; the offending
+        output; where in the game it was."""
+        out: dict[str, Any] = {}
+        if exc.output is not None:
+            out["output"] = escape_output(exc.output)
+            out["output_bytes"] = len(exc.output)
+        if self.decisions:  # past the handshake
+            if state.to_act() == seat and conv.request_id == self.decisions:
+                out["request"] = self.decisions
+                out["legal"] = tuple(conv.request_legal)
+            out.update(game_position(state.observe(seat)))
+        return out
+
     def _bot_process(self, seat: int, bot: BotSpec) -> BotProcess:
         return BotProcess(seat, bot, self.seat_limits[seat], self._stderr_path(seat, bot), self._jail(seat, bot),
                           log=self.log)
@@ -280,25 +344,13 @@ class _Match:
     async def _handshake(self, procs: list[BotChannel], convs: list[Conversation],
                          nursery: trio.Nursery) -> tuple[int, BotFault] | None:
         faults: dict[int, BotFault] = {}
-        teams = [[s for s in range(self.num_seats) if self.spec.team_of(s, self.options) == t]
-                 for t in range(self.num_teams)]
 
         async def one(p: BotChannel, conv: Conversation) -> None:
             own = self.seat_limits[p.seat]
             limit = own.handshake_s
-            time_limits = TimeLimits(
-                handshake_ms=int(own.handshake_s * 1000),
-                decision_ms=int(own.decision_s * 1000),
-                time_bank_ms=int(own.time_bank_s * 1000),
-            )
             try:
                 await p.start(nursery)
-                hello = HelloMsg(
-                    game=self.spec.name, rules_version=self.spec.rules_version, options=self.options,
-                    seat=p.seat, team=self.spec.team_of(p.seat, self.options), seats=self.num_seats,
-                    teams=teams, limits=time_limits,
-                )
-                await p.send(conv.send_hello(hello), limit)
+                await p.send(conv.send_hello(hello_for(self.spec, self.options, p.seat, own)), limit)
                 with trio.move_on_after(limit) as scope:
                     event = await self._next_event(p, conv)
                 if scope.cancelled_caught:
@@ -340,7 +392,7 @@ class _Match:
         ended = await p.ended_fault()
         if type(event) is PartialLine and ended.reason in (FaultReason.EXITED, FaultReason.CLOSED_STDOUT):
             return BotFault(FaultReason.PARTIAL_LINE, f"a partial line without a newline arrived "
-                                                      f"({event.size} bytes), then it {ended.message}")
+                                                      f"({event.size} bytes), then it {ended.message}", event.line)
         return ended
 
     def _take_outbox(self, seat: int, lines: list[bytes]) -> bytes:
@@ -458,10 +510,11 @@ class _Match:
             return BotFault(FaultReason.NOT_READING, f"stdin stayed full for {allowed:.3f}s")
         if p.closed_its_stdout():
             return BotFault(FaultReason.CLOSED_STDOUT, "closed its stdout but kept running")
-        message = f"no reply to request {rid} within {allowed:.3f}s"
-        if conv.pending_bytes:
-            message += f" ({conv.pending_bytes} bytes of a line without its newline had arrived)"
-        return BotFault(FaultReason.TIMEOUT, message)
+        if conv.pending_bytes:  # it wrote its reply but not the newline: a timeout would mislead
+            return BotFault(FaultReason.PARTIAL_LINE, f"a partial line without a newline arrived "
+                                                      f"({conv.pending_bytes} bytes); no newline followed within "
+                                                      f"{allowed:.3f}s of request {rid}", conv.pending_line)
+        return BotFault(FaultReason.TIMEOUT, f"no reply to request {rid} within {allowed:.3f}s")
 
     async def _say_game_over(self, procs: list[BotChannel], convs: list[Conversation], outcome: Outcome) -> None:
         for p, conv in zip(procs, convs, strict=True):
@@ -492,6 +545,7 @@ async def run_match(
     limits: Limits = Limits(),
     stderr_dir: Path | None = None,
     hide: Sequence[Path] = (),
+    channel_for: ChannelHook | None = None,
     _channels: ChannelFactory | None = None,
 ) -> MatchResult:
     """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception.
@@ -501,8 +555,10 @@ async def run_match(
 
     ``hide``: paths a sandboxed bot must not see even inside a folder it may
     read (a tournament's output folder and file); the record and the stderr
-    folder are always hidden.  ``_channels`` (internal, for tests) makes each
+    folder are always hidden.  ``channel_for(seat, bot, default)`` makes a seat's
+    channel given the default factory (``referee.match.ask`` replays recorded
+    decisions through it).  ``_channels`` (internal, for tests) makes each
     seat's channel instead of starting a bot process."""
     ensure_configured()
-    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir, hide, _channels)
+    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir, hide, _channels, channel_for)
     return await match.run()

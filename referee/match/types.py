@@ -24,7 +24,8 @@ class FaultReason(str, enum.Enum):
     WRONG_MESSAGE = "wrong_message"  # JSON of the wrong type or shape
     WRONG_REQUEST = "wrong_request"  # a reply naming another request id
     UNEXPECTED_MESSAGE = "unexpected_message"  # a line when no request was pending
-    ILLEGAL_ACTION = "illegal_action"  # an action not in the legal list
+    INVALID_ACTION = "invalid_action"  # action text that is no action of this game at all
+    ILLEGAL_ACTION = "illegal_action"  # a well-formed action that is not in the legal list
     LINE_TOO_LONG = "line_too_long"  # a line over the length cap
     PARTIAL_LINE = "partial_line"  # its output ended in the middle of a line (no newline)
     MEMORY_LIMIT = "memory_limit"  # killed for exceeding its memory cap
@@ -142,24 +143,82 @@ class Limits:
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
 
+OUTPUT_CAP = 2048  # bytes of a faulting bot's offending output kept in the record
+
+
+def escape_output(raw: bytes, cap: int = OUTPUT_CAP) -> str:
+    """A bot's raw output as printable text: its first ``cap`` bytes, bytes that
+    are not UTF-8 and control characters written as ``\\xNN`` (``\\t``, ``\\r``, ``\\n``)."""
+    text = raw[:cap].decode("utf-8", "backslashreplace")
+    return text.translate(_CONTROL)
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)} | {9: "\\t", 10: "\\n", 13: "\\r"}
+
+
 @dataclass(frozen=True, slots=True)
 class Fault:
+    """A forfeiting bot.  When the fault came while a request of its was pending,
+    ``request`` is that request's id and ``legal`` its legal list; ``output`` is the
+    offending output (the line, or what arrived of it), escaped and capped
+    (``escape_output``), and ``output_bytes`` its full length; ``deal`` or ``turn``
+    says where in the game it happened (card games count deals, Pegs and Jokers turns)."""
+
     seat: int
     reason: FaultReason
     message: str
     stderr_tail: tuple[str, ...] = ()
+    request: int | None = None
+    legal: tuple[str, ...] | None = None
+    output: str | None = None
+    output_bytes: int | None = None
+    deal: int | None = None
+    turn: int | None = None
 
     def to_json(self) -> dict:
-        return {
+        out: dict = {
             "seat": self.seat,
             "reason": self.reason.value,
             "message": self.message,
             "stderr_tail": list(self.stderr_tail),
         }
+        for key in ("request", "output", "output_bytes", "deal", "turn"):
+            if (value := getattr(self, key)) is not None:
+                out[key] = value
+        if self.legal is not None:
+            out["legal"] = list(self.legal)
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Fault:
-        return cls(data["seat"], FaultReason(data["reason"]), data["message"], tuple(data.get("stderr_tail", ())))
+        legal = data.get("legal")
+        return cls(data["seat"], FaultReason(data["reason"]), data["message"], tuple(data.get("stderr_tail", ())),
+                   request=data.get("request"), legal=tuple(legal) if legal is not None else None,
+                   output=data.get("output"), output_bytes=data.get("output_bytes"),
+                   deal=data.get("deal"), turn=data.get("turn"))
+
+
+def replay_command(record: Path | str, request: int | None = None) -> str:
+    """The command that shows a recorded decision (or, without one, the game)."""
+    argv = ["referee", "replay", str(record)]
+    if request is not None:
+        argv += ["--request", str(request)]
+    return shlex.join(argv)
+
+
+def fault_line(*, game: str, seat: int, who: str, reason: str, message: str, record: Path | str | None,
+               request: int | None = None, deal: int | None = None, turn: int | None = None,
+               game_id: int | None = None) -> str:
+    """The one line that reports a forfeit (``referee play``, ``referee run`` live and
+    in its summary): game, seat and bot, deal or turn, request, reason, the record and
+    the command that shows the refused request."""
+    where = [f"deal {deal}"] if deal is not None else [f"turn {turn}"] if turn is not None else []
+    where.append(f"request {request}" if request is not None else "no request pending")
+    game_text = f"{game} game {game_id}" if game_id is not None else game
+    text = f"fault: {game_text}, seat {seat} ({who}), {', '.join(where)}: {reason}: {message}"
+    if record is not None:
+        text += f"; record {record}; replay: {replay_command(record, request)}"
+    return text
 
 
 @dataclass(slots=True)

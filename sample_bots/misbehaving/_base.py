@@ -41,8 +41,9 @@ def answer(request, action=None):
     return json.dumps({"type": "action", "id": request["id"], "action": action}).encode() + b"\n"
 
 
-def play(misbehave, *, after=None, on_hello=None, events=False):
-    """Answer the first ``after`` requests legally, then hand each request to ``misbehave``."""
+def play(misbehave, *, after=None, on_hello=None, on_request=None, events=False):
+    """Answer the first ``after`` requests legally, then hand each request to ``misbehave``
+    (``on_request`` sees every request first)."""
     after = option("--after", 2) if after is None else after
     answered = 0
     hello = None
@@ -55,6 +56,8 @@ def play(misbehave, *, after=None, on_hello=None, events=False):
                 on_hello(msg)
             write(json.dumps({"type": "ready", "name": NAME, "events": events}).encode() + b"\n")
         elif kind == "request":
+            if on_request is not None:
+                on_request(msg)
             if answered < after:
                 write(answer(msg))
             else:

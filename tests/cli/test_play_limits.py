@@ -26,7 +26,7 @@ def test_limit_flags_reach_the_bot_and_the_record(tmp_path):
     res = referee("play", "back-alley", "--bot", probe, "--bot", BOT, "--seed", 1, "--record", record,
                   "--memory-mb", 300, "--cpu-s", 7, "--max-open-files", 40, "--max-processes", 5,
                   "--max-line-bytes", 4096, "--stderr-keep-bytes", 100, "--handshake-ms", 2000)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 3, res.stderr  # the probe exits: a forfeit
     assert "forfeit: seat 0 (limits_probe) — exited" in res.stdout
     assert f"| RLIMIT_AS {300 << 20} {300 << 20}" in res.stdout  # its last stderr lines are shown
     assert "| RLIMIT_CPU 7 8" in res.stdout and "| RLIMIT_NOFILE 40 40" in res.stdout
@@ -44,7 +44,7 @@ def test_zero_means_no_cap(tmp_path):
     probe = f"{sys.executable} {MISBEHAVING / 'limits_probe.py'}"
     res = referee("play", "back-alley", "--bot", probe, "--bot", BOT, "--record", record, "-q",
                   "--memory-mb", 0, "--max-processes", 0, "--max-open-files", 0)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 3, res.stderr  # the probe exits: a forfeit
     limits = json.loads(record.read_text().splitlines()[0])["limits"]
     assert limits["memory_mb"] is None and limits["max_processes"] is None and limits["max_open_files"] is None
 
@@ -53,7 +53,7 @@ def test_a_hanging_bot_is_reported_with_its_seat_reason_and_stderr(tmp_path):
     hang = f"{sys.executable} {MISBEHAVING / 'hang.py'}"
     res = referee("play", "back-alley", "--bot", BOT, "--bot", hang, "--seed", 3,
                   "--record", tmp_path / "r.jsonl", "--decision-ms", 300)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 3, res.stderr  # a forfeit
     # One command per team: the hang bot plays seats 1 and 3; whichever hangs first forfeits.
     assert re.search(r"Result: forfeit: seat [13] \(hang\) — timeout: no reply to request", res.stdout), res.stdout
     assert "team 0 (seats 0, 2: random_bot) wins" in res.stdout

@@ -65,7 +65,8 @@ CASES = [
     Case("invalid_json", R.INVALID_JSON, "with broken JSON"),
     Case("wrong_shape", R.WRONG_MESSAGE, "with a string id", "action.id"),
     Case("wrong_request_id", R.WRONG_REQUEST, "as ", "expected"),
-    Case("illegal_action", R.ILLEGAL_ACTION, "with an illegal action", "'not-a-legal-action' is not among"),
+    Case("illegal_action", R.ILLEGAL_ACTION, "with an illegal action", "is not among the"),
+    Case("invalid_action", R.INVALID_ACTION, "with text that is no action", "'not-an-action' is not an action of"),
     Case("huge_line", R.LINE_TOO_LONG, "100 MB line", "longer than 1048576 bytes"),
     # Its third answer is fine; the lines after it are caught before its next request.
     Case("flood_stdout", R.UNEXPECTED_MESSAGE, "then flooding stdout", "no request was pending",

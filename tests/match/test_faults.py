@@ -59,7 +59,7 @@ async def test_a_misbehaving_bot_forfeits_with_its_seat_and_reason_and_leaves_no
     # The record holds exactly that fault and result, and verifies.
     rec = read_record(record)
     assert not rec.truncated and rec.result is not None
-    faults = [e.model_dump() for e in rec.entries if e.record == "fault"]
+    faults = [e.model_dump(exclude_none=True) for e in rec.entries if e.record == "fault"]
     assert faults == [{"record": "fault", **json.loads(json.dumps(fault.to_json()))}]
     assert rec.result.outcome.model_dump() == json.loads(json.dumps(outcome.to_json()))
     assert verify_record(rec).ok

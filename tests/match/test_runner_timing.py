@@ -201,12 +201,14 @@ async def test_output_written_later_between_requests_is_caught_before_the_next_r
 @pytest.mark.parametrize("reply,reason,message", [
     (lambda req: action(req, id=req["id"] - 1), R.WRONG_REQUEST, "answered request {prev}, expected {id}"),
     (lambda req: action(req, id=req["id"] + 10**30), R.WRONG_REQUEST, "expected {id}"),
-    (lambda req: action(req, choice="ZZ"), R.ILLEGAL_ACTION, "'ZZ' is not among the"),
+    (lambda req: action(req, choice="ZZ"), R.INVALID_ACTION, "'ZZ' is not an action of this game"),
+    (lambda req: action(req, choice=next(c for c in ("2C", "3C", "pass") if c not in req["legal"])),
+     R.ILLEGAL_ACTION, "is not among the"),
     (lambda req: b'{"type":"ready","name":"again"}\n', R.WRONG_MESSAGE, "expected action, got ready"),
     (lambda req: b'{"type":"action","id":%d,"action":"AS","x":1}\n' % req["id"], R.WRONG_MESSAGE, "x"),
     (lambda req: b"\xff\n", R.INVALID_UTF8, "not UTF-8"),
     (lambda req: b"x" * 5000 + b"\n", R.LINE_TOO_LONG, "longer than 4096 bytes"),
-], ids=["previous-id", "huge-id", "illegal", "ready", "unknown-field", "not-utf8", "too-long"])
+], ids=["previous-id", "huge-id", "invalid", "illegal", "ready", "unknown-field", "not-utf8", "too-long"])
 async def test_a_wrong_reply_forfeits_with_its_reason(autojump_clock, tmp_path, reply, reason, message):
     seen = {}
 
@@ -267,7 +269,7 @@ def half_then(end: str):
     ("exit", R.PARTIAL_LINE, "a partial line without a newline arrived (20 bytes), then it exited with code 4"),
     ("close", R.PARTIAL_LINE,
      "a partial line without a newline arrived (20 bytes), then it closed its stdout but kept running"),
-    ("hang", R.TIMEOUT, "within 0.250s (20 bytes of a line without its newline had arrived)"),
+    ("hang", R.PARTIAL_LINE, "a partial line without a newline arrived (20 bytes); no newline followed within 0.250s"),
 ])
 async def test_a_partial_line_at_the_end_of_the_output_is_named(autojump_clock, tmp_path, end, reason, message):
     result, _ = await play({3: half_then(end)}, LIMITS, record_path=tmp_path / "r.jsonl")

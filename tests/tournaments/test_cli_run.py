@@ -109,8 +109,10 @@ def test_a_crashing_bot_forfeits_only_its_own_games(tmp_path):
     assert rows["crash"]["forfeits"] == 4 and rows["crash"]["losses"] == 4
     assert rows["rnd"]["forfeits"] == rows["rnd2"]["forfeits"] == 0
     assert rows["rnd"]["games"] == 4 and rows["rnd"]["opponent_forfeits"] == 2
-    assert "crash (seat" in res.stderr and "forfeits:" in res.stderr
-    assert res.stderr.count("forfeits:") == 4
+    faults = [line for line in res.stderr.splitlines() if line.startswith("fault: back-alley game ")]
+    assert len(faults) == 4 and all("(crash)" in line and ": exited: " in line for line in faults), res.stderr
+    summary = res.stderr.split("4 games ended by a forfeit:\n")[1].splitlines()[:4]
+    assert sorted(line.strip() for line in summary) == sorted(faults)  # the same lines live and in the summary
 
 
 @pytest.mark.parametrize(("args", "fragments"), [

@@ -1,0 +1,114 @@
+"""`referee ask RECORD N --bot CMD`: re-ask a recorded decision; `--from`: play the game on from it.
+
+The match layer does the work (``referee.match.ask``); this prints what it
+found.  docs/debugging.md is the user's guide.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import trio
+import typer
+
+from referee.cli.common import bot_specs_for_seats, make_console, resolve_sandbox
+from referee.cli.errors import UserError
+from referee.cli.play import EXIT_FORFEIT, print_result
+from referee.match.ask import Replay, ask, describe_recorded, play_on, recorded_bots
+from referee.match.bubblewrap import SandboxMode
+from referee.match.record import read_record
+from referee.match.runner import game_position
+
+EXIT_REFUSED = 1  # the re-asked bot's reply was refused, or never came
+
+
+def _where(replay: Replay, n: int) -> str:
+    """``seat 2, deal 3, play`` for request ``n``, from the request line itself."""
+    seat = replay.request(n).seat
+    request = json.loads(replay.lines_for(seat, n)[-1].data)
+    where = [f"seat {seat}", *(f"{k} {v}" for k, v in game_position(request["state"]).items()), request["decision"]]
+    return ", ".join(where)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("ask")
+    def ask_command(
+        record: Annotated[Path, typer.Argument(help="A match record (.jsonl) written by play or run.")],
+        n: Annotated[int, typer.Argument(metavar="N", help="The request id (the record's decision `n`).")],
+        bot: Annotated[list[str], typer.Option(
+            "--bot", "-b", help="Without --from: the bot to ask, in the seat of request N (once). With --from: "
+            "the bots that play on, once per team or once per seat (default: the recorded bots).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+        from_: Annotated[bool, typer.Option(
+            "--from", help="Play the game on from request N: the recorded actions before it, then the bots.")] = False,
+        new_record: Annotated[Path | None, typer.Option(
+            "--record", help="With --from: where to write the new record (required).")] = None,
+        stderr_dir: Annotated[Path | None, typer.Option(
+            help="Folder for the bots' stderr (default: none kept without --from; next to the new record with it).")]
+        = None,
+        sandbox: Annotated[SandboxMode | None, typer.Option(
+            help="auto | required | off (default: the recorded game's setting).")] = None,
+    ) -> None:
+        """Re-ask request N of a recorded game to a bot (a new build of yours), or play on from it (--from).
+
+        The bot gets what its seat got in the recorded game: the same hello and events and its
+        earlier requests, whose replies are read and ignored (the recorded action is applied),
+        then request N; its reply is judged as in a game. Exit status 0 when the reply is legal,
+        1 when it is refused or never comes (with --from: 0, or 3 if the new game ended by a forfeit)."""
+        rec = read_record(record)
+        replay = Replay(rec)
+        mode = sandbox.value if sandbox is not None else None
+        resolve_sandbox(mode or replay.limits.sandbox)
+        console = make_console()
+        if from_:
+            if new_record is None:
+                raise UserError("--from needs --record NEW: where to write the new game's record")
+            if new_record.resolve() == Path(record).resolve():
+                raise UserError(f"--record {new_record}: that is the recorded game itself; name a new file")
+            bots = bot_specs_for_seats(replay.spec, replay.options, bot) if bot else recorded_bots(rec)
+            err_dir = stderr_dir or new_record.with_name(new_record.name.removesuffix(".jsonl") + ".stderr")
+            try:
+                new_record.parent.mkdir(parents=True, exist_ok=True)
+                err_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UserError(f"cannot create {exc.filename}: {exc.strerror}") from None
+            result = trio.run(lambda: play_on(rec, n, bots, new_record, stderr_dir=err_dir, sandbox=mode))
+            console.print(f"What-if from request {n} of {record}: the recorded actions before it, then the bots.",
+                          markup=False)
+            print_result(result, quiet=False)
+            console.print(f"Check it: referee replay {new_record} --verify", markup=False)
+            if result.forfeit:
+                raise typer.Exit(EXIT_FORFEIT)
+            return
+        if new_record is not None:
+            raise UserError("--record goes with --from (without it nothing is recorded)")
+        if len(bot) != 1:
+            raise UserError(f"give --bot once: the bot to ask (got {len(bot)}); to play on with several, use --from")
+        req = replay.request(n)
+        spec = bot_specs_for_seats(replay.spec, replay.options, bot * rec.seats)[req.seat]
+        if stderr_dir is not None:
+            try:
+                stderr_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UserError(f"cannot create stderr folder {stderr_dir}: {exc.strerror}") from None
+        answer = trio.run(lambda: ask(rec, n, spec, stderr_dir=stderr_dir, sandbox=mode))
+        console.print(f"request {n} ({replay.spec.name}, {_where(replay, n)}): {len(req.legal)} legal actions; "
+                      f"asked: {' '.join(spec.command)}", markup=False)
+        if answer.earlier:
+            differed = (f"; its reply differed from the recorded action at {len(answer.differed)}: "
+                        f"{', '.join(map(str, answer.differed[:20]))}{' …' if len(answer.differed) > 20 else ''}"
+                        if answer.differed else "; every reply matched the recorded action")
+            console.print(f"fed its {answer.earlier} earlier requests (replies ignored, recorded actions applied)"
+                          f"{differed}", markup=False)
+        shown = "(no complete line)" if answer.reply is None else answer.reply.decode("utf-8", "backslashreplace")
+        console.print(f"reply: {shown}", markup=False)
+        verdict = "legal" if answer.legal else f"refused: {answer.reason}"
+        console.print(f"verdict: {verdict}: {answer.message}", markup=False)
+        console.print(f"recorded: {rec.header.seats[req.seat].name} {describe_recorded(replay, req)}", markup=False)
+        if not answer.legal and answer.stderr_tail:
+            console.print("Last stderr lines of the asked bot:")
+            for line in answer.stderr_tail[-10:]:
+                console.print(f"  | {line}", markup=False)
+        if not answer.legal:
+            raise typer.Exit(EXIT_REFUSED)

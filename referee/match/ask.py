@@ -1,0 +1,403 @@
+"""Debugging a bot from its record: the exact lines a seat got, re-asking a decision, a what-if.
+
+Nothing here is stored twice: the record's seed, options and recorded actions
+rebuild the game through its engine, and every line a seat is sent comes from
+the encoders the match runner uses (``hello_for``, ``codec.encode_request``,
+``codec.encode_event``), so what is printed or fed to a bot is byte for byte
+what the seat got in the recorded game.
+
+* ``Replay(rec).lines_for(seat, n)``: the lines seat ``seat`` received up to
+  and including request ``n`` (``referee replay --request``).
+* ``ask(rec, n, bot)``: plays the recorded game again with ``bot`` in the seat
+  of request ``n`` and the other seats replaying their recorded replies; the
+  bot is started, sandboxed and limited as in the recorded game, gets the same
+  hello, the same events and its earlier requests (its replies to those are
+  read, one line each within the time limit, and ignored: the recorded action
+  is applied), then request ``n``, whose reply is judged and returned.
+* ``play_on(rec, n, bots, record_path)``: the what-if; every seat is a real
+  bot fed the game as it went, the recorded actions are applied for the
+  requests before ``n`` (the bots' own replies to them are ignored) and from
+  ``n`` on the bots play; the new record is an ordinary record.
+
+It all runs through ``runner.run_match``: the channels here only stand between
+the runner and the bots (``channel_for``), so the conversation is the live one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+from pydantic_core import to_json
+
+from protocol.codec import encode_event, encode_request
+from protocol.machine import Action, read_action
+from protocol.machine import Fault as ProtocolFault
+from referee.errors import UserFault
+from referee.games import GameError, GameSpec, get_game
+from referee.match.channel import BotChannel, BotFault
+from referee.match.clock import TimeBank
+from referee.match.record import DecisionLine, FaultLine, ReadyLine, Record, RecordError
+from referee.match.runner import ChannelFactory, action_reader, hello_for, run_match
+from referee.match.types import BotSpec, FaultReason, Limits, MatchResult
+
+
+class AskError(UserFault):
+    """A request id that is not in the record, or a record that cannot be replayed: the user's input."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One request of the recorded game: ``action`` is None for the one that was refused."""
+
+    n: int
+    seat: int
+    decision: str
+    legal: list[str]
+    action: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    kind: str  # "hello", "event" or "request"
+    data: bytes  # the line as sent, newline included
+    n: int | None = None  # the request id of a request line
+
+
+class Replay:
+    """A record's game, rebuilt through its engine (checked against the record as it goes)."""
+
+    def __init__(self, rec: Record) -> None:
+        self.rec = rec
+        header = rec.header
+        try:
+            self.spec: GameSpec = get_game(header.game)
+            self.options = self.spec.normalize_options(header.options)
+        except GameError as exc:
+            raise RecordError(f"{rec.path}: cannot rebuild the game: {exc}") from None
+        if header.rules_version != self.spec.rules_version:
+            raise RecordError(f"{rec.path}: the record uses rules version {header.rules_version!r}, this "
+                              f"referee has {self.spec.rules_version!r}: its requests cannot be rebuilt")
+        self.limits = Limits.from_json(header.limits or {})
+        # A bot with limits of its own (a tournament entrant's) had them instead of the game's.
+        self.seat_limits = [Limits.from_json(s.limits) if s.limits is not None else self.limits
+                            for s in header.seats]
+        ready = next((e for e in rec.entries if isinstance(e, ReadyLine)), None)
+        self.wants_events = list(ready.events) if ready is not None else [True] * rec.seats
+        self.ready_names = list(ready.names) if ready is not None else [s.name for s in header.seats]
+        decisions = [e for e in rec.entries if isinstance(e, DecisionLine)]
+        self.requests = [Request(d.n, d.seat, d.decision, list(d.legal), d.action) for d in decisions]
+        self.ms = [d.ms for d in decisions]
+        fault = next((e for e in rec.entries if isinstance(e, FaultLine)), None)
+        self.fault = fault
+        if fault is not None and fault.request == len(decisions) + 1 and fault.legal is not None:
+            self.requests.append(Request(fault.request, fault.seat, "", list(fault.legal), None))
+        for i, r in enumerate(self.requests, start=1):
+            if r.n != i:
+                raise RecordError(f"{rec.path}: decision {i} of the record has request id {r.n}")
+
+    def request(self, n: int) -> Request:
+        """Request ``n`` of the record, or ``AskError`` saying which ids there are."""
+        if not self.requests:
+            raise AskError(f"{self.rec.path}: no request in this record (the game ended before the first one)")
+        if not 1 <= n <= len(self.requests):
+            raise AskError(f"request {n}: {self.rec.path} has requests 1 … {len(self.requests)}")
+        return self.requests[n - 1]
+
+    def lines_for(self, seat: int, until: int) -> list[Line]:
+        """Every line ``seat`` received, from its hello to its request ``until`` (which must be its)."""
+        spec, options = self.spec, self.options
+        out = [Line("hello", hello_for(spec, options, seat, self.seat_limits[seat]).model_dump_json().encode() + b"\n")]
+        wants = self.wants_events[seat]
+        times = TimeBank([sl.decision_s for sl in self.seat_limits], [sl.time_bank_s for sl in self.seat_limits],
+                         self.rec.seats)
+        state, events = spec.new_game(self.rec.header.seed, options)
+        for r in self.requests:
+            if wants:
+                out.extend(Line("event", encode_event(to_json(ev.data))) for ev in events if ev.visible_to(seat))
+            acting = state.to_act()
+            legal = state.legal_actions()
+            if acting != r.seat or legal != r.legal:
+                raise RecordError(f"{self.rec.path}: request {r.n} differs from the engine's (seat {acting}, "
+                                  f"{len(legal)} legal actions); `referee replay --verify` says where")
+            if acting == seat:
+                out.append(Line("request", encode_request(r.n, seat, state.decision(), state.observe(seat), legal,
+                                                          int(times.allowed[seat] * 1000)), r.n))
+            if r.n == until:
+                return out
+            took = self.ms[r.n - 1] / 1000
+            if took > times.decision_s[acting]:
+                times.charge(acting, took)
+            assert r.action is not None  # only the last request can be the refused one
+            events = state.apply(r.action)
+        raise AssertionError("request beyond the record")  # request() checked ``until``
+
+
+# ---------------------------------------------------------------------------
+# The channels between the runner and the bots.
+
+_REQUEST = b'{"type":"request","id":'
+
+
+def _request_id(data: bytes) -> int | None:
+    """The id of the request that ends ``data`` (the runner sends a request last), if one does."""
+    start = data.rfind(b"\n", 0, len(data) - 1) + 1
+    if not data.startswith(_REQUEST, start):
+        return None
+    end = data.index(b",", start + len(_REQUEST))
+    return int(data[start + len(_REQUEST):end])
+
+
+def _action_line(n: int, action: str) -> bytes:
+    return json.dumps({"type": "action", "id": n, "action": action}).encode() + b"\n"
+
+
+@dataclass
+class _Plan:
+    """What the channels share: the recorded actions, where the bots take over, where to stop."""
+
+    actions: dict[int, str]
+    take_over: int  # from this request on, the bots' replies count
+    stop_after: int | None = None  # ask: end the game once a request after this one is due
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+
+    async def check(self, data: bytes) -> int | None:
+        rid = _request_id(data)
+        if rid is not None and self.stop_after is not None and rid > self.stop_after:
+            self.scope.cancel()
+            await trio.lowlevel.checkpoint()  # raises Cancelled: the game goes no further
+        return rid
+
+
+class _Replaying(BotChannel):
+    """A real bot whose replies to the requests before ``plan.take_over`` are read and
+    ignored: the runner gets the recorded action instead.  From then on it is the bot."""
+
+    def __init__(self, inner: BotChannel, plan: _Plan, capture: int | None = None) -> None:
+        self.inner = inner
+        self.seat = inner.seat
+        self.log = inner.log
+        self.plan = plan
+        self.pending: int | None = None  # the request it is answering
+        self.leftover = b""  # what it wrote after an ignored reply's line
+        self.ignored: dict[int, bytes] = {}  # its replies that were replaced by the recorded ones
+        self.capture = capture  # ask: the request whose reply is kept in ``reply``
+        self.reply = b""
+
+    @property  # read through to the bot's own
+    def limit_fault(self) -> BotFault | None:  # type: ignore[override]
+        return self.inner.limit_fault
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        await self.inner.start(nursery)
+
+    @property
+    def started(self) -> bool:
+        return self.inner.started
+
+    async def write(self, data: bytes) -> None:
+        rid = await self.plan.check(data)
+        if rid is not None:
+            self.pending = rid
+        await self.inner.write(data)
+
+    async def receive_some(self) -> bytes:
+        rid = self.pending
+        if rid is not None and rid < self.plan.take_over:
+            buf = self.leftover
+            while b"\n" not in buf:
+                data = await self.inner.receive_some()
+                if not data:
+                    self.leftover = b""
+                    return b""
+                buf += data
+            line, _, self.leftover = buf.partition(b"\n")
+            self.ignored[rid] = line
+            self.pending = None
+            return _action_line(rid, self.plan.actions[rid])
+        if self.leftover:
+            data, self.leftover = self.leftover, b""
+        else:
+            data = await self.inner.receive_some()
+        if rid is not None and rid == self.capture:
+            self.reply += data
+        return data
+
+    def receive_some_nowait(self) -> bytes | None:
+        if self.leftover:
+            data, self.leftover = self.leftover, b""
+            return data
+        return self.inner.receive_some_nowait()
+
+    async def ended_fault(self) -> BotFault:
+        return await self.inner.ended_fault()
+
+    async def enforce_limits(self) -> BotFault | None:
+        return await self.inner.enforce_limits()
+
+    def closed_its_stdout(self) -> bool:
+        return self.inner.closed_its_stdout()
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        return self.inner.stderr_tail()
+
+    async def wait_stderr_drained(self, timeout: float = 0.3) -> None:
+        await self.inner.wait_stderr_drained(timeout)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class _Recorded(BotChannel):
+    """A seat that is no process: it says ``ready`` as recorded and gives the recorded replies."""
+
+    def __init__(self, seat: int, plan: _Plan, name: str, events: bool) -> None:
+        import structlog
+
+        self.seat = seat
+        self.log = structlog.get_logger("referee.ask").bind(seat=seat)
+        self.plan = plan
+        self.ready = json.dumps({"type": "ready", "name": name, "events": events}).encode() + b"\n"
+        self._started = False
+        self._send, self._receive = trio.open_memory_channel[bytes](1 << 16)
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        self._started = True
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    async def write(self, data: bytes) -> None:
+        if data.startswith(b'{"type":"hello"'):
+            self._send.send_nowait(self.ready)
+        elif (rid := await self.plan.check(data)) is not None:
+            self._send.send_nowait(_action_line(rid, self.plan.actions[rid]))
+
+    async def receive_some(self) -> bytes:
+        return await self._receive.receive()
+
+    def receive_some_nowait(self) -> bytes | None:
+        try:
+            return self._receive.receive_nowait()
+        except trio.WouldBlock:
+            return None
+
+    async def ended_fault(self) -> BotFault:  # a recorded seat never ends: the game does
+        return BotFault(FaultReason.EXITED, "the recorded seat ended")
+
+    async def aclose(self) -> None:
+        self._send.close()
+
+
+# ---------------------------------------------------------------------------
+# ask and play_on
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the re-asked bot did at request ``request``."""
+
+    request: Request
+    reply: bytes | None  # its reply line (without the newline), None if no complete line came
+    legal: bool
+    reason: str | None  # None when legal; else a FaultReason value (invalid_action, illegal_action, timeout, ...)
+    message: str
+    earlier: int  # requests of its seat before this one (fed, replies ignored)
+    differed: list[int]  # the earlier requests where its reply was not the recorded action
+    stderr_tail: tuple[str, ...] = ()
+
+
+def _limits_for(replay: Replay, sandbox: str | None) -> Limits:
+    values = replay.limits.to_json()
+    if sandbox is not None:
+        values["sandbox"] = sandbox
+    return Limits.from_json(values)
+
+
+async def ask(rec: Record, n: int, bot: BotSpec, *, stderr_dir: Path | None = None,
+              sandbox: str | None = None) -> Answer:
+    """Re-ask request ``n`` of ``rec`` to ``bot`` (see the module's docstring)."""
+    replay = Replay(rec)
+    req = replay.request(n)
+    seat = req.seat
+    plan = _Plan({r.n: r.action for r in replay.requests if r.action is not None}, take_over=n, stop_after=n)
+    asked: list[_Replaying] = []
+
+    def channel_for(s: int, spec: BotSpec, default: ChannelFactory) -> BotChannel:
+        if s != seat:
+            return _Recorded(s, plan, replay.ready_names[s], replay.wants_events[s])
+        asked.append(_Replaying(default(s, spec), plan, capture=n))
+        return asked[0]
+
+    seats = recorded_bots(rec)
+    seats[seat] = dataclasses.replace(bot, limits=seats[seat].limits)
+    result: MatchResult | None = None
+    with plan.scope:
+        result = await run_match(replay.spec.name, replay.options, seats, seed=rec.header.seed,
+                                 limits=_limits_for(replay, sandbox), stderr_dir=stderr_dir,
+                                 channel_for=channel_for)
+    channel = asked[0]
+    earlier = [r.n for r in replay.requests[: n - 1] if r.seat == seat]
+    differed = [k for k, line in sorted(channel.ignored.items())
+                if not isinstance(read_action(line, k, [plan.actions[k]]), Action)]
+    tail = channel.stderr_tail()
+    fault = result.fault if result is not None else None
+    if b"\n" in channel.reply:
+        line = channel.reply.partition(b"\n")[0]
+        verdict = read_action(line, n, req.legal, action_reader(replay.spec))
+        if isinstance(verdict, ProtocolFault):
+            return Answer(req, line, False, verdict.kind, verdict.detail, len(earlier), differed, tail)
+        return Answer(req, line, True, None, f"{verdict.action!r} is legal", len(earlier), differed, tail)
+    if fault is not None and fault.seat == seat:
+        where = ""
+        if fault.request != n:
+            where = f" before request {n}" + (f" (at request {fault.request})" if fault.request is not None else "")
+        return Answer(req, None, False, fault.reason.value, fault.message + where, len(earlier), differed, tail)
+    raise AssertionError(f"the re-asked bot neither replied to request {n} nor faulted")  # pragma: no cover
+
+
+async def play_on(rec: Record, n: int, bots: list[BotSpec], record_path: Path, *,
+                  stderr_dir: Path | None = None, sandbox: str | None = None) -> MatchResult:
+    """The what-if: the recorded actions before request ``n``, then ``bots`` play (module docstring)."""
+    replay = Replay(rec)
+    decided = sum(r.action is not None for r in replay.requests)
+    ended = rec.result is not None and rec.result.outcome.status != "forfeit"  # no request after the last
+    last = decided if ended else decided + 1
+    if not 1 <= n <= last:
+        raise AskError(f"request {n}: the bots can take over at requests 1 … {last} of {rec.path}")
+    if len(bots) != rec.seats:
+        raise AskError(f"{replay.spec.name} needs {rec.seats} bots, got {len(bots)}")
+    plan = _Plan({r.n: r.action for r in replay.requests if r.action is not None}, take_over=n)
+    own = recorded_bots(rec)
+    bots = [dataclasses.replace(b, limits=o.limits) if o.limits is not None else b
+            for b, o in zip(bots, own, strict=True)]
+
+    def channel_for(s: int, spec: BotSpec, default: ChannelFactory) -> BotChannel:
+        return _Replaying(default(s, spec), plan)
+
+    return await run_match(replay.spec.name, replay.options, bots, seed=rec.header.seed, record_path=record_path,
+                           limits=_limits_for(replay, sandbox), stderr_dir=stderr_dir, channel_for=channel_for)
+
+
+def recorded_bots(rec: Record) -> list[BotSpec]:
+    """The bots of the recorded game, as its header names them."""
+    return [BotSpec(name=s.name, command=tuple(s.command), cwd=s.cwd,
+                    limits=Limits.from_json(s.limits) if s.limits is not None else None) for s in rec.header.seats]
+
+
+def describe_recorded(replay: Replay, req: Request) -> str:
+    """What the recorded bot did at ``req``: its action, or its fault and output."""
+    if req.action is not None:
+        return f"played {req.action!r}"
+    f = replay.fault
+    assert f is not None
+    shown = f"; its output: {f.output}" if f.output is not None else ""
+    return f"forfeited: {f.reason}: {f.message}{shown}"
+
+
+__all__ = ["Answer", "AskError", "Line", "Replay", "Request", "ask", "describe_recorded", "play_on",
+           "recorded_bots"]
