@@ -278,7 +278,8 @@ def test_a_worker_that_joins_without_a_bot_fails_its_first_game_in_one_line(clus
             # The bot changes after the check; workers that join now (here: forget their
             # verdict) check again before their first game, and refuse it.
             bot.write_text("changed")
-            await trio.to_thread.run_sync(lambda: ex.client.run(dask_executor._checked.clear))
+            forget = lambda: __import__("tournaments.dask_executor").dask_executor._checked.clear()  # noqa: E731 (runs on the workers, sent by value)
+            await trio.to_thread.run_sync(lambda: ex.client.run(forget))
             with pytest.raises(ExecutorSetupError) as info:
                 await ex.play(t.game, t.options, t.bots(t.schedule()[0]), seed=1)
             return str(info.value)
