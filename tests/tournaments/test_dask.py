@@ -278,7 +278,8 @@ def test_a_worker_that_joins_without_a_bot_fails_its_first_game_in_one_line(clus
             # The bot changes after the check; workers that join now (here: forget their
             # verdict) check again before their first game, and refuse it.
             bot.write_text("changed")
-            await trio.to_thread.run_sync(lambda: ex.client.run(dask_executor._checked.clear))
+            forget = lambda: __import__("tournaments.dask_executor").dask_executor._checked.clear()  # noqa: E731 (runs on the workers, sent by value)
+            await trio.to_thread.run_sync(lambda: ex.client.run(forget))
             with pytest.raises(ExecutorSetupError) as info:
                 await ex.play(t.game, t.options, t.bots(t.schedule()[0]), seed=1)
             return str(info.value)
@@ -339,3 +340,20 @@ def test_dask_local_2_equals_a_local_run_and_resumes_after_ctrl_c(local_run, tmp
     assert result_lines(out) == result_lines(local_out)
     assert (out / "standings.json").read_bytes() == (local_out / "standings.json").read_bytes()
     same_records(out, local_out)
+
+
+@pytest.mark.parametrize("address", ["http://10.0.0.1:8786", "tcp://10.0.0.1", "local:0", "local:x"])
+def test_a_bad_dask_setting_is_refused_in_one_line(tmp_path, address):
+    from tournaments.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"dask: .*(scheduler address|local:N needs)"):
+        parse(settings(tmp_path / "out", dask=address))
+    assert "local:N" in one_line_error(referee("worker", "local:2"))
+
+
+def test_an_unreachable_scheduler_is_refused_in_one_line(tmp_path):
+    res = referee("run", "--game", "back-alley", "--entrant", f"a={sys.executable} {RANDOM_BOT}",
+                  "--entrant", f"b={sys.executable} {RANDOM_BOT}", "--dask", f"tcp://127.0.0.1:{free_port()}",
+                  "--output", tmp_path / "out", "-q")
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.strip().splitlines()[-1].startswith("referee: error: cannot reach the Dask scheduler at tcp://")
