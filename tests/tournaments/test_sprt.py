@@ -1,0 +1,122 @@
+"""The pentanomial GSPRT (sprt.py): fishtest's numbers, and its error rates by simulation."""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+
+import pytest
+
+from tournaments.elo import NELO_PER_T
+from tournaments.sprt import SprtError, SprtSpec, llr, status
+
+# LLR_normalized(elo0, elo1, [LL, LD, DD+WL, WD, WW]) as computed by fishtest's own
+# server/fishtest/stats/LLRcalc.py (official-stockfish/fishtest b8eecff2, with scipy's brentq),
+# run separately; copied here to 16 digits.
+FISHTEST = [
+    ((0, 5), [10, 20, 40, 25, 5], -0.12046210470369247),
+    ((0, 5), [3, 0, 7, 9, 1], 0.08043662243653675),
+    ((-1.75, 0.25), [104, 5150, 10712, 4883, 127], -1.9676216457653803),
+    ((0, 2), [390, 16974, 36229, 16618, 365], -6.927551294366572),
+    ((0, 2), [365, 16618, 36229, 16974, 390], 2.250367703548933),
+    ((0, 5), [0, 0, 0, 0, 104], 2.094954527648188),
+    ((0, 5), [0, 1, 2, 1, 0], -0.0008287514197286906),
+    ((0, 10), [40, 120, 300, 160, 55], 2.31813973625746),
+]
+
+
+def pentanomial(counts):
+    return {k / 2: c for k, c in enumerate(counts)}
+
+
+@pytest.mark.parametrize(("elos", "counts", "expected"), FISHTEST)
+def test_llr_equals_fishtests_llr_normalized(elos, counts, expected):
+    assert llr(SprtSpec(*elos), pentanomial(counts), 2) == pytest.approx(expected, abs=1e-6)
+
+
+def test_trinomial_is_the_one_game_unit():
+    # fishtest LLR_normalized(0, 2, [L, D, W]) for the same run
+    assert llr(SprtSpec(0, 2), {0: 36433, 0.5: 68692, 1: 36027}, 1) == pytest.approx(-5.6005693358216835, abs=1e-6)
+
+
+def test_llr_matches_fastchess_published_values():
+    # fastchess app/tests/sprt_test.cpp "normalized pentanomial 1" and "2" (to two decimals)
+    assert llr(SprtSpec(0, 2), pentanomial([365, 16618, 36229, 16974, 390]), 2) == pytest.approx(2.25, abs=0.01)
+    assert llr(SprtSpec(-1.75, 0.25), pentanomial([127, 4883, 10712, 5150, 104]), 2) == pytest.approx(3.01, abs=0.01)
+
+
+def test_bounds_and_decisions():
+    spec = SprtSpec(0, 5)
+    assert spec.lower == pytest.approx(math.log(0.05 / 0.95)) and spec.upper == pytest.approx(math.log(0.95 / 0.05))
+    assert spec.decision(3.0) == "H1" and spec.decision(-3.0) == "H0" and spec.decision(0.0) is None
+    s = status(spec, "new", "old", [2.0] * 200, 2, games=401)
+    assert s.decision == "H1" and s.units == 200 and s.games == 401 and s.distribution[2.0] == 200
+    assert s.to_json(finished=True)["verdict"].startswith("H1 accepted: new is better than old")
+    assert status(spec, "a", "b", [], 2, games=0).llr == 0.0
+
+
+def test_parse():
+    assert SprtSpec.parse("elo0=0,elo1=5") == SprtSpec(0, 5, 0.05, 0.05)
+    assert SprtSpec.parse("elo0=-1, elo1=3, alpha=0.1,beta=0.2") == SprtSpec(-1, 3, 0.1, 0.2)
+    for bad, words in [("elo0=5,elo1=0", "less than"), ("elo1=5", "both"), ("elo0=x,elo1=5", "not a number"),
+                       ("elo0=0,elo1=5,alpha=1.2", "between"), ("elo0=0,elo1=5,gamma=1", "expected"),
+                       ("elo0=0,elo0=1,elo1=5", "twice"), ("elo0=nan,elo1=5", "finite")]:
+        with pytest.raises(SprtError, match=words):
+            SprtSpec.parse(bad)
+
+
+# ---------------------------------------------------------------------------
+# Simulation: pentanomial draws straight from a known distribution.
+
+
+def unit_probabilities(nelo: float, q: float = 0.2) -> list[float]:
+    """P(unit score 0, 1, 2) for win/loss card games (no draws: LD and WD never happen):
+    P(0) = q - d, P(1) = 1 - 2q, P(2) = q + d, with d chosen so that the normalised
+    Elo is ``nelo`` -- solved here from the definition, t = (mu - 1/2) / sd of the
+    pair's mean score = nelo / (800 / ln 10) * sqrt(2)."""
+    target = nelo / NELO_PER_T * math.sqrt(2)
+
+    def t_of(d: float) -> float:
+        p, a = (q - d, 1 - 2 * q, q + d), (0.0, 0.5, 1.0)
+        mu = sum(x * y for x, y in zip(p, a))
+        return (mu - 0.5) / math.sqrt(sum(x * (y - mu) ** 2 for x, y in zip(p, a)))
+
+    lo, hi = -q + 1e-12, q - 1e-12
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_of(mid) < target else (lo, mid)
+    d = (lo + hi) / 2
+    return [q - d, 1 - 2 * q, q + d]
+
+
+def simulate(spec: SprtSpec, probs: list[float], rng: random.Random, runs: int, cap: int = 5000) -> float:
+    """Fraction of SPRTs that accept H1, checking the LLR after every unit as the runner does."""
+    # The same table of counts gives the same LLR: computed once (the walks revisit tables).
+    table = functools.lru_cache(maxsize=None)(lambda c0, c1, c2: llr(spec, {0.0: c0, 1.0: c1, 2.0: c2}, 2))
+    h1 = 0
+    for _ in range(runs):
+        counts = [0, 0, 0]
+        for _ in range(cap):
+            counts[rng.choices((0, 1, 2), probs)[0]] += 1
+            decision = spec.decision(table(*counts))
+            if decision is not None:
+                h1 += decision == "H1"
+                break
+    return h1 / runs
+
+
+# elo1 = 100 normalised Elo keeps the simulated SPRTs short (about 35 units each), so
+# 2,000 of each kind run in well under a minute; alpha = beta = 0.05.
+SPEC = SprtSpec(0, 100)
+
+
+def test_equal_bots_accept_h1_at_most_alpha_plus_two_percent():
+    assert unit_probabilities(0) == pytest.approx([0.2, 0.6, 0.2])
+    rate = simulate(SPEC, unit_probabilities(0), random.Random(11), 2000)
+    assert rate <= SPEC.alpha + 0.02
+
+
+def test_a_true_difference_of_elo1_accepts_h1_at_least_one_minus_beta_minus_two_percent():
+    rate = simulate(SPEC, unit_probabilities(SPEC.elo1), random.Random(12), 2000)
+    assert rate >= 1 - SPEC.beta - 0.02
