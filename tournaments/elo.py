@@ -20,8 +20,9 @@ of whole units, so the correlation inside a unit is accounted for) and:
 * Elo ``= -400 log10(1/s - 1)`` (logistic Elo, as fastchess and fishtest);
 * the 95 % interval: the Student-t interval of ``s`` with ``n - 1`` degrees
   of freedom, mapped through the same function (a bound past 0 or 1 is
-  unbounded, ``None``).  No interval below 2 units, or when every unit is
-  the same (``sd = 0`` says nothing about the spread);
+  unbounded, ``None``).  No interval below 2 units; when every unit scored
+  the same, the spread is that of the units with one moved half a point
+  (``_variance_floor``), not zero;
 * LOS, the likelihood of superiority: ``P(T_{n-1} < (s - ½) / se)``;
 * normalised Elo ``= (s - ½) / sigma_game * 800 / ln 10``, with
   ``sigma_game = sd(x / games) * sqrt(games)`` the per-game deviation
@@ -67,7 +68,7 @@ class EloEstimate:
     elo: float | None
     lo: float | None  # None: unbounded below (or no interval, see ``bounded``)
     hi: float | None
-    bounded: bool  # an interval was computed (n >= 2 and not every unit equal)
+    bounded: bool  # an interval was computed (n >= 2)
     los: float | None
     nelo: float | None
 
@@ -100,7 +101,7 @@ def estimate(scores: Sequence[float], games: int, level: float = 0.95) -> EloEst
         return EloEstimate(n, games, s, elo, None, None, False, None, None)
     var = math.fsum((f - s) ** 2 for f in fractions) / (n - 1)
     if var <= 0.0:
-        return EloEstimate(n, games, s, elo, None, None, False, None, None)
+        var = _variance_floor(fractions, games)
     se = math.sqrt(var / n)
     half = t_quantile(0.5 + level / 2, n - 1) * se
     lo = elo_of_score(s - half) if s - half > 0.0 else None
@@ -108,3 +109,17 @@ def estimate(scores: Sequence[float], games: int, level: float = 0.95) -> EloEst
     los = t_cdf((s - 0.5) / se, n - 1)
     nelo = (s - 0.5) / math.sqrt(var * games) * NELO_PER_T
     return EloEstimate(n, games, s, elo, lo, hi, True, los, nelo)
+
+
+def _variance_floor(fractions: Sequence[float], games: int) -> float:
+    """The spread to use when every unit scored the same: that of the same units with
+    one moved by the smallest step (half a point) toward an even score, or away from
+    it when they are all even.  Zero spread would claim certainty (30 lost units
+    would never tell a crashing bot from a good one); this is the least doubt the
+    data cannot rule out."""
+    n = len(fractions)
+    v = fractions[0]
+    step = 0.5 / games
+    moved = v + step if v < 0.5 else v - step if v > 0.5 else v + step
+    mean = (v * (n - 1) + moved) / n
+    return ((n - 1) * (v - mean) ** 2 + (moved - mean) ** 2) / (n - 1)

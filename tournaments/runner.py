@@ -36,6 +36,7 @@ from .config import Tournament, default_jobs
 from .output import OpenedOutput, OutputDir, ResultsWriter, open_output
 from .results import GameResult
 from .schedule import ScheduledGame
+from .sprt import SprtRun
 from .standings import Standings
 from .standings_files import write_current_standings
 from .workers import open_worker_pool
@@ -84,6 +85,7 @@ async def run_tournament(
     progress: ProgressSink | None = None,
     play: PlayFn | None = None,
     opened: OpenedOutput | None = None,
+    sprt: SprtRun | None = None,
 ) -> TournamentRun:
     """Play every scheduled game not yet in ``results.jsonl``.
 
@@ -91,21 +93,27 @@ async def run_tournament(
     output directory already (to report a bad one before starting);
     ``play`` is the match runner: by default games are played by worker
     processes, one per core (``tournaments.workers``); tests pass a fake or
-    ``run_match`` itself to play in this process."""
+    ``run_match`` itself to play in this process.
+
+    With ``sprt``, no new game starts once the SPRT has decided (on the
+    complete duplicate units finished so far); games already started finish
+    and are recorded, and a resumed run that has decided plays nothing."""
     if opened is None:
         opened = open_output(t)
     t, done = opened.tournament, opened.done
     pending = [g for g in t.schedule() if g.id not in done]
+    if sprt is not None and sprt.status(done.values()).stopped:
+        pending = []  # decided by the games already played
     if play is not None or not pending:
-        return await _run(t, progress, play or run_match, done, pending)
+        return await _run(t, progress, play or run_match, done, pending, sprt)
     workers = min(t.jobs, len(pending), default_jobs())  # one per core at most
     async with open_worker_pool(workers, pin=t.pin_cores, limits=t.limits) as pool:
-        return await _run(t, progress, pool.play, done, pending)
+        return await _run(t, progress, pool.play, done, pending, sprt)
 
 
 async def _run(
     t: Tournament, progress: ProgressSink | None, play: PlayFn,
-    done: dict[int, GameResult], pending: list[ScheduledGame],
+    done: dict[int, GameResult], pending: list[ScheduledGame], sprt: SprtRun | None = None,
 ) -> TournamentRun:
     out = OutputDir(t.output)
     progress = progress or NoProgress()
@@ -161,16 +169,21 @@ async def _run(
             next_standings = math.inf  # one write at a time
             with trio.CancelScope(shield=True):
                 try:
-                    await trio.to_thread.run_sync(write_current_standings, t, dict(results))
+                    await trio.to_thread.run_sync(write_current_standings, t, dict(results), sprt)
                 except OutputError as exc:
                     failure.append(exc)
                     cancel.cancel()
                     return
             next_standings = time.monotonic() + STANDINGS_EVERY_S
 
+    def should_stop() -> bool:
+        return sprt is not None and sprt.status(results.values()).stopped
+
     standings: Standings | None = None
+    finished = False
     try:
-        await _dispatch(pending, limiter, play_one)
+        await _dispatch(pending, limiter, play_one, should_stop)
+        finished = not failure
     finally:
         writer.close()
         progress.finish()
@@ -178,7 +191,8 @@ async def _run(
         # (unless the disk is full: then they are written by the next run).
         with trio.CancelScope(shield=True):
             try:
-                standings = await trio.to_thread.run_sync(write_current_standings, t, dict(results))
+                standings = await trio.to_thread.run_sync(
+                    lambda: write_current_standings(t, dict(results), sprt, finished=finished))
             except OutputError as exc:
                 failure.append(exc)
     if failure:
@@ -197,7 +211,10 @@ async def _dispatch(
     pending: list[ScheduledGame],
     limiter: trio.CapacityLimiter,
     play_one: Callable[[ScheduledGame, object, trio.CancelScope], Awaitable[None]],
+    should_stop: Callable[[], bool] = lambda: False,
 ) -> None:
+    """Start the pending games in order, at most as many at once as ``limiter``
+    allows, until ``should_stop()`` says no more are needed (asked before each)."""
     try:
         async with trio.open_nursery() as nursery:
             # One loop hands out the places in game-id order (tasks waiting on
@@ -205,6 +222,9 @@ async def _dispatch(
             for game in pending:
                 token = object()
                 await limiter.acquire_on_behalf_of(token)
+                if should_stop():
+                    limiter.release_on_behalf_of(token)
+                    break
                 nursery.start_soon(play_one, game, token, nursery.cancel_scope)
     except BaseExceptionGroup as group:
         # Ctrl-C arrives wrapped by the nursery; the caller wants it plain.

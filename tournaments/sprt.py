@@ -21,13 +21,16 @@ trinomial.  See ``tournaments.elo`` for what a unit is in each game.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .elo import NELO_PER_T, unit_distribution
+from .results import GameResult
+from .standings import complete_units
 
 REGULARIZE = 1e-3  # fishtest's stand-in for a zero count
+DEFAULT_MAX_GAMES = 20_000  # the cap of an SPRT run without --max-games / sprt.max_games
 
 
 class SprtError(ValueError):
@@ -205,3 +208,62 @@ def llr_history(spec: SprtSpec, unit_scores: Sequence[float], games_per_unit: in
     step = max(1, math.ceil(n / points))
     marks = sorted({*range(step, n + 1, step), n} - {0})
     return [(k, llr(spec, unit_distribution(unit_scores[:k], games_per_unit), games_per_unit)) for k in marks]
+
+
+@dataclass(frozen=True, slots=True)
+class SprtRun:
+    """An SPRT between the entrants ``a`` and ``b`` of a tournament (Schmier: with
+    ``reference`` in the third team), playing at most ``max_games`` games."""
+
+    spec: SprtSpec
+    a: str
+    b: str
+    num_teams: int
+    max_games: int
+    reference: str | None = None
+
+    @classmethod
+    def for_entrants(cls, spec: SprtSpec, names: Sequence[str], num_teams: int, *,
+                     reference: str | None = None, max_games: int | None = None) -> SprtRun:
+        if max_games is not None and max_games < 1:
+            raise SprtError("sprt: max_games must be at least 1")
+        if num_teams == 2:
+            if reference is not None:
+                raise SprtError("sprt: a reference entrant is only for three-team games (Schmier)")
+            if len(names) != 2:
+                raise SprtError(f"sprt: needs exactly two entrants, got {len(names)}")
+            a, b = names
+        elif num_teams == 3:
+            if reference is None:
+                raise SprtError("sprt: Schmier has three teams: name the entrant that fills the third "
+                                "(sprt.reference = \"NAME\" or --sprt-reference NAME)")
+            if len(names) != 3 or reference not in names:
+                raise SprtError(f"sprt: needs exactly three entrants, the reference {reference!r} among them")
+            a, b = (n for n in names if n != reference)
+        else:
+            raise SprtError(f"sprt: not for games of {num_teams} teams")
+        return cls(spec, a, b, num_teams, max_games or DEFAULT_MAX_GAMES, reference)
+
+    @property
+    def games_per_unit(self) -> int:
+        return math.factorial(self.num_teams)
+
+    @property
+    def units_cap(self) -> int:
+        """Deals to schedule: enough units for ``max_games`` games."""
+        return math.ceil(self.max_games / self.games_per_unit)
+
+    def unit_scores(self, results: Iterable[GameResult]) -> list[float]:
+        """A's unit scores against B, complete units only, in the order they were dealt."""
+        ordered = sorted(results, key=lambda r: r.game_id)
+        return [u.versus(self.a, self.b) for u in complete_units(self.num_teams, ordered)]
+
+    def status(self, results: Iterable[GameResult]) -> SprtStatus:
+        results = list(results)
+        return status(self.spec, self.a, self.b, self.unit_scores(results), self.games_per_unit,
+                      len(results), self.max_games)
+
+    def history(self, results: Iterable[GameResult]) -> list[tuple[int, float]]:
+        """(games, LLR) along the run, for the report's chart."""
+        return [(units * self.games_per_unit, value)
+                for units, value in llr_history(self.spec, self.unit_scores(results), self.games_per_unit)]

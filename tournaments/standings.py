@@ -285,9 +285,12 @@ class PositionEffect:
                 "score_diff": {**mean_ci(self.diffs).to_json(), "units": len(self.diffs)}}
 
 
+def _fixed(team: int) -> Callable[[GameResult], int]:
+    return lambda _game: team
+
+
 def position_effects(num_teams: int, units: Sequence[Unit], first_dealer: FirstDealer | None) -> list[PositionEffect]:
-    places: list[tuple[str, Callable[[GameResult], int]]] = [
-        (f"team {t}", (lambda t: lambda g: t)(t)) for t in range(num_teams)]
+    places: list[tuple[str, Callable[[GameResult], int]]] = [(f"team {t}", _fixed(t)) for t in range(num_teams)]
     if num_teams == 2:
         places = places[:1]  # team 1 is the mirror image of team 0
     if first_dealer is not None:

@@ -79,8 +79,8 @@ def unit_probabilities(nelo: float, q: float = 0.2) -> list[float]:
 
     def t_of(d: float) -> float:
         p, a = (q - d, 1 - 2 * q, q + d), (0.0, 0.5, 1.0)
-        mu = sum(x * y for x, y in zip(p, a))
-        return (mu - 0.5) / math.sqrt(sum(x * (y - mu) ** 2 for x, y in zip(p, a)))
+        mu = sum(x * y for x, y in zip(p, a, strict=True))
+        return (mu - 0.5) / math.sqrt(sum(x * (y - mu) ** 2 for x, y in zip(p, a, strict=True)))
 
     lo, hi = -q + 1e-12, q - 1e-12
     for _ in range(200):

@@ -8,8 +8,8 @@ import random
 import pytest
 
 from tournaments.elo import estimate
-from tournaments.stats import mean_ci
 from tournaments.standings import complete_units, compute_standings, paired_comparisons
+from tournaments.stats import mean_ci
 
 from .helpers import result
 
@@ -89,6 +89,10 @@ def test_the_old_normal_interval_would_fail_where_the_t_interval_holds():
 def test_too_few_units_and_degenerate_samples():
     assert estimate([2.0], 2).bounded is False and estimate([2.0], 2).few
     flat = estimate([1.0] * 40, 2)
-    assert not flat.bounded and flat.contains(0.0) and flat.elo == 0.0 and not flat.few
+    assert flat.bounded and flat.contains(0.0) and flat.elo == 0.0 and not flat.few
+    # every unit lost: clearly worse after 30 units, not "unknown"; after 2 nothing is clear yet
+    lost = estimate([0.0] * 30, 2)
+    assert lost.hi is not None and lost.hi < -400 and lost.los < 0.001
+    assert estimate([0.0, 0.0], 2).contains(0.0)
     e = estimate([2.0, 1.0, 1.0, 0.0, 2.0, 1.0], 2)
     assert e.bounded and e.lo < e.elo < e.hi and 0.5 < e.los < 1
