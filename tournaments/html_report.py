@@ -77,7 +77,7 @@ def elo_chart(rows: Sequence[tuple[str, dict[str, Any]]], cls: str = "elo-chart"
     def x(v: float) -> float:
         return left + (v + span) / (2 * span) * (width - left - right)
 
-    parts = [f'<svg class="{cls}" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    parts = [f'<svg class="{cls}" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" role="img">',
              f'<line class="zero" x1="{x(0):.1f}" y1="5" x2="{x(0):.1f}" y2="{height - 20}"/>',
              f'<text x="{x(-span):.1f}" y="{height - 5}" font-size="11">{-span:+.0f}</text>',
@@ -116,7 +116,7 @@ def llr_chart(sprt: dict[str, Any]) -> str:
         return 10 + (top - v) / (top - bottom) * (height - 40)
 
     points = " ".join(f"{x(g):.1f},{y(v):.1f}" for g, v in history)
-    return (f'<svg class="llr-chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    return (f'<svg class="llr-chart" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" role="img">'
             f'<line class="bound upper" data-llr="{upper:.4f}" x1="{left}" y1="{y(upper):.1f}" x2="{width - 15}" '
             f'y2="{y(upper):.1f}"/><text x="{left + 4}" y="{y(upper) - 4:.1f}" font-size="11">H1 {upper:+.2f}</text>'
@@ -141,7 +141,7 @@ def positions_chart(positions: Sequence[dict[str, Any]]) -> str:
     def x(v: float) -> float:
         return left + (v + span) / (2 * span) * (width - left - 20)
 
-    parts = [f'<svg class="positions-chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    parts = [f'<svg class="positions-chart" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" role="img">',
              f'<line class="zero" x1="{x(0):.1f}" y1="5" x2="{x(0):.1f}" y2="{height - 20}"/>',
              f'<text x="{x(-span):.1f}" y="{height - 5}" font-size="11">{-span:+.0%}</text>',

@@ -43,6 +43,9 @@ except ImportError as exc:  # pragma: no cover  (only while the package is being
         raise
 else:
     _run.register(app)
+    from referee.cli import report as _report  # the tournament page, with the tournament command
+
+    _report.register(app)
 
 
 def _say(text: str) -> None:
