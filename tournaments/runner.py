@@ -133,6 +133,20 @@ async def _run(
                    faults=sum(r.fault is not None for r in done.values()))
 
     async def play_one(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                limiter.release_on_behalf_of(token)
+
+        try:
+            await play_and_record(game, release, cancel)
+        finally:
+            release()
+
+    async def play_and_record(game: ScheduledGame, release: Callable[[], None], cancel: trio.CancelScope) -> None:
         nonlocal played, next_standings
         record = out.record_path(game.id)
         try:
@@ -152,7 +166,9 @@ async def _run(
         finally:
             # The bots are gone: the next game may start while this one's
             # result is made durable (at most `jobs` results wait on the writer).
-            limiter.release_on_behalf_of(token)
+            # An SPRT decides on recorded results: its next game waits for this one's.
+            if sprt is None:
+                release()
         result = GameResult.from_match(game, match, record.relative_to(out.root).as_posix())
         del match  # its public entries can be large; drop them before waiting on the writer
         with trio.CancelScope(shield=True):  # a finished game is always recorded
@@ -163,6 +179,7 @@ async def _run(
                 cancel.cancel()
                 return
         results[game.id] = result
+        release()
         played += 1
         progress.advance(result)
         if time.monotonic() >= next_standings:  # standings so far, for whoever watches the directory

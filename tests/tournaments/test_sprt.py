@@ -9,7 +9,7 @@ import random
 import pytest
 
 from tournaments.elo import NELO_PER_T
-from tournaments.sprt import SprtError, SprtSpec, llr, status
+from tournaments.sprt import SprtError, SprtRun, SprtSpec, llr, status
 
 # LLR_normalized(elo0, elo1, [LL, LD, DD+WL, WD, WW]) as computed by fishtest's own
 # server/fishtest/stats/LLRcalc.py (official-stockfish/fishtest b8eecff2, with scipy's brentq),
@@ -120,3 +120,79 @@ def test_equal_bots_accept_h1_at_most_alpha_plus_two_percent():
 def test_a_true_difference_of_elo1_accepts_h1_at_least_one_minus_beta_minus_two_percent():
     rate = simulate(SPEC, unit_probabilities(SPEC.elo1), random.Random(12), 2000)
     assert rate >= 1 - SPEC.beta - 0.02
+
+
+# ---------------------------------------------------------------------------
+# The run loop: stop once decided, record what was in flight, resume.
+
+
+def sprt_tournament(out, names=("bot9", "bot1"), max_games=400, spec=SprtSpec(0, 100)):
+    from .helpers import SECRET
+    from .test_runner import tournament
+
+    run = SprtRun.for_entrants(spec, list(names), 2, max_games=max_games)
+    return tournament(out, names=names, games_per_pairing=run.units_cap, secret=SECRET), run
+
+
+async def test_an_sprt_run_stops_when_decided_and_a_resume_plays_nothing(tmp_path):
+    import json
+
+    from tournaments.runner import run_tournament
+
+    from .helpers import FakePlay
+
+    t, sprt = sprt_tournament(tmp_path / "out")
+    assert t.total_games() == 400
+    run = await run_tournament(t, play=FakePlay(), sprt=sprt)
+    state = sprt.status(run.results.values())
+    assert state.decision == "H1"  # bot9 outscores bot1 on every deal
+    assert run.played < 100  # far fewer than the 400 scheduled
+    # the decision is on complete units; games started before it was reached are recorded too
+    assert state.units * 2 <= run.played <= state.units * 2 + t.jobs
+    assert sorted(run.results) == list(range(run.played))  # started in order, none skipped
+    data = json.loads((tmp_path / "out" / "standings.json").read_text())
+    assert data["sprt"]["decision"] == "H1" and data["sprt"]["games"] == run.played
+    assert data["sprt"]["llr"] >= data["sprt"]["upper"] and data["sprt"]["history"][-1][1] == data["sprt"]["llr"]
+    again_play = FakePlay()
+    again = await run_tournament(t, play=again_play, sprt=sprt)
+    assert again.played == 0 and again_play.calls == [] and again.resumed == run.played
+
+
+async def test_an_interrupted_sprt_run_resumes_and_decides_on_the_same_games(tmp_path):
+    from tournaments.runner import TournamentError, run_tournament
+
+    from .helpers import FakePlay
+
+    t, sprt = sprt_tournament(tmp_path / "out")
+    with pytest.raises(TournamentError):
+        await run_tournament(t, play=FakePlay(fail_on=7), sprt=sprt)
+    resumed = await run_tournament(t, play=FakePlay(), sprt=sprt)
+    assert resumed.resumed >= 5 and sprt.status(resumed.results.values()).decision == "H1"
+    t2, _ = sprt_tournament(tmp_path / "straight")
+    straight = await run_tournament(t2, play=FakePlay(), sprt=sprt)
+    assert sprt.unit_scores(resumed.results.values())[:10] == sprt.unit_scores(straight.results.values())[:10]
+    assert sprt.status(resumed.results.values()).units >= sprt.status(straight.results.values()).units - 1
+
+
+async def test_equal_bots_reach_the_cap_inconclusive(tmp_path):
+    import json
+
+    from tournaments.runner import run_tournament
+
+    from .helpers import FakePlay
+
+    t, sprt = sprt_tournament(tmp_path / "out", names=("bot1", "bot1x"), max_games=20, spec=SprtSpec(0, 5))
+    run = await run_tournament(t, play=FakePlay(), sprt=sprt)
+    assert run.played == 20
+    data = json.loads((tmp_path / "out" / "standings.json").read_text())
+    assert data["sprt"]["decision"] is None and data["sprt"]["verdict"].startswith("inconclusive")
+
+
+def test_sprt_needs_the_right_entrants():
+    spec = SprtSpec(0, 5)
+    with pytest.raises(SprtError, match="exactly two"):
+        SprtRun.for_entrants(spec, ["a", "b", "c"], 2)
+    with pytest.raises(SprtError, match="name the entrant"):
+        SprtRun.for_entrants(spec, ["a", "b", "c"], 3)
+    run = SprtRun.for_entrants(spec, ["new", "ref", "old"], 3, reference="ref", max_games=60)
+    assert (run.a, run.b, run.games_per_unit, run.units_cap) == ("new", "old", 6, 10)
