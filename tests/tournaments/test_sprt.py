@@ -196,3 +196,71 @@ def test_sprt_needs_the_right_entrants():
         SprtRun.for_entrants(spec, ["a", "b", "c"], 3)
     run = SprtRun.for_entrants(spec, ["new", "ref", "old"], 3, reference="ref", max_games=60)
     assert (run.a, run.b, run.games_per_unit, run.units_cap) == ("new", "old", 6, 10)
+
+
+# ---------------------------------------------------------------------------
+# Settings: flags and the [sprt] table; bad ones are one line and exit 2.
+
+
+def test_sprt_settings_from_flags_and_file(tmp_path):
+    from referee.cli.errors import UserError
+    from referee.cli.run import build_run
+
+    bot = "python3 bot.py"
+    (tmp_path / "bot.py").write_text("")
+    flags = {"game": "back-alley", "entrants": [f"new={bot}", f"old={bot}"], "output": tmp_path / "o",
+             "cwd": tmp_path}
+    t, run = build_run(None, sprt="elo0=0,elo1=5", max_games=101, **flags)
+    assert run is not None and (run.a, run.b, run.max_games) == ("new", "old", 101)
+    assert t.games_per_pairing == 51 and t.total_games() == 102
+    toml = tmp_path / "t.toml"
+    toml.write_text('game = "back-alley"\n[sprt]\nelo0 = -1\nelo1 = 3\nbeta = 0.1\nmax_games = 40\n'
+                    '[[entrants]]\nname = "a"\ncommand = "python3 bot.py"\n'
+                    '[[entrants]]\nname = "b"\ncommand = "python3 bot.py"\n')
+    t, run = build_run(toml)
+    assert run is not None and run.spec == SprtSpec(-1, 3, 0.05, 0.1) and t.games_per_pairing == 20
+    _, none = build_run(None, **flags)
+    assert none is None
+    for kwargs, words in [({"sprt": "elo0=0,elo1=5", "games_per_pairing": 3}, "not games_per_pairing"),
+                          ({"max_games": 10}, "need an SPRT"),
+                          ({"sprt": "elo0=0"}, "both elo0 and elo1")]:
+        with pytest.raises(UserError, match=words):
+            build_run(None, **kwargs, **flags)
+    toml.write_text(toml.read_text().replace("beta = 0.1", "gamma = 1"))
+    with pytest.raises(UserError, match="unknown setting 'gamma'"):
+        build_run(toml)
+
+
+def test_a_bad_sprt_flag_is_one_line_and_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    bot = f"{sys.executable} -c pass"
+    done = subprocess.run([sys.executable, "-m", "referee", "run", "--game", "back-alley", "-e", f"a={bot}",
+                           "-e", f"b={bot}", "-e", f"c={bot}", "--sprt", "elo0=0,elo1=5", "--dry-run",
+                           "--output", str(tmp_path / "o")], capture_output=True, text=True)
+    assert done.returncode == 2 and "exactly two entrants" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    ok = subprocess.run([sys.executable, "-m", "referee", "run", "--game", "back-alley", "-e", f"a={bot}",
+                         "-e", f"b={bot}", "--sprt", "elo0=0,elo1=5", "--max-games", "30", "--dry-run",
+                         "--output", str(tmp_path / "o")], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert "15 deals" in ok.stderr and "LLR bounds [-2.94, 2.94]; at most 30 games" in ok.stderr
+
+
+def test_live_lines_fit_80_columns_without_cutting_names():
+    from tournaments.report import live_lines
+    from tournaments.standings import compute_standings
+
+    from .helpers import result
+
+    names = ("heuristic-version-two", "heuristic")
+    games = [result(i, names if i % 2 == 0 else names[::-1], (30, 20) if i % 2 == 0 else (20, 30),
+                    deal=i // 2, arrangement=i % 2, pairing=names) for i in range(40)]
+    data = compute_standings(list(names), 2, games).to_json()
+    run = SprtRun.for_entrants(SprtSpec(0, 5), list(names), 2)
+    data["sprt"] = run.status(games).to_json()
+    lines = live_lines(data)
+    assert all(len(line) <= 80 for line in lines)
+    assert lines[0].startswith("SPRT LLR ") and "[-2.94, 2.94] 20 units: running" in lines[0]
+    assert "heuristic-version-two" in lines[1] and "Elo +inf ±∞" in lines[1] and "20 units" in lines[1]
