@@ -126,7 +126,7 @@ def test_a_true_difference_of_elo1_accepts_h1_at_least_one_minus_beta_minus_two_
 # The run loop: stop once decided, record what was in flight, resume.
 
 
-def sprt_tournament(out, names=("bot9", "bot1"), max_games=400, spec=SprtSpec(0, 100)):
+def sprt_tournament(out, names=("bot9", "bot1"), max_games=400, spec=SPEC):
     from .helpers import SECRET
     from .test_runner import tournament
 
