@@ -175,10 +175,12 @@ class SprtStatus:
     def verdict(self, finished: bool) -> str:
         """H0 / H1 accepted, running, or inconclusive (the cap was reached first)."""
         d = self.decision
+        favour = f"elo {self.spec.elo1:g} favoured over {self.spec.elo0:g}"
         if d == "H1":
-            return f"H1 accepted: {self.a} is better than {self.b} by {self.spec.elo1:g} normalised Elo or more"
+            return f"H1 accepted: {self.a} is better than {self.b} ({favour})"
         if d == "H0":
-            return f"H0 accepted: {self.a} is not {self.spec.elo1:g} normalised Elo better than {self.b}"
+            return (f"H0 accepted: {self.a} is not better than {self.b} by {self.spec.elo1:g} "
+                    f"(elo {self.spec.elo0:g} favoured over {self.spec.elo1:g})")
         return "inconclusive: the game cap was reached before a bound" if finished else "running"
 
     def to_json(self, finished: bool = False) -> dict[str, Any]:
