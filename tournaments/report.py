@@ -6,9 +6,11 @@ otherwise); the standings table is the command's output and goes to stdout.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -22,13 +24,18 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.table import Table
 from rich.text import Text
 
 from .config import describe_overrides
+from .html_report import write_html_report
 from .results import GameResult, game_fault_line
+from .sprt import SprtRun
+from .standings import compute_standings
+
+__all__ = ["LiveSummary", "PlainProgress", "RichProgress", "print_standings", "standings_tables",
+           "write_html_report"]
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -49,6 +56,8 @@ def _ci(iv: dict[str, float | None], fmt: str) -> str:
 def _pct(iv: dict[str, float | None]) -> str:
     if iv["value"] is None:
         return "–"
+    if iv["lo"] is None or iv["hi"] is None:
+        return f"{iv['value']:.0%}"
     return f"{iv['value']:.0%} [{iv['lo']:.0%}, {iv['hi']:.0%}]"
 
 
@@ -65,23 +74,77 @@ def sandbox_notes(sandbox: dict[str, Any] | None) -> list[str]:
     return notes
 
 
+FEW_MARK = "(!)"
+
+
+def elo_text(e: dict[str, Any], *, warn: bool = True) -> str:
+    """``+35 ±20`` (half the 95 % interval, fastchess's ±), ``±∞`` when unbounded; ``(!)`` under 30 units."""
+    if e["units"] == 0 or e["score"] is None:
+        return "–"
+    if e["score"] >= 1 or e["score"] <= 0:
+        value = "+inf" if e["score"] >= 1 else "-inf"
+    else:
+        value = "+0" if abs(e["elo"]) < 0.5 else f"{e['elo']:+.0f}"
+    if e["bounded"] and e["lo"] is not None and e["hi"] is not None:
+        spread = f" ±{(e['hi'] - e['lo']) / 2:.0f}"
+    else:
+        spread = " ±∞"
+    return value + spread + (f" {FEW_MARK}" if warn and e["few_units"] else "")
+
+
+def elo_interval_text(e: dict[str, Any]) -> str:
+    if not e["bounded"]:
+        return "[–∞, +∞]" if e["units"] else "–"
+    lo = "–∞" if e["lo"] is None else f"{e['lo']:+.0f}"
+    hi = "+∞" if e["hi"] is None else f"{e['hi']:+.0f}"
+    return f"[{lo}, {hi}]"
+
+
+def los_text(e: dict[str, Any]) -> str:
+    return "–" if e["los"] is None else f"{e['los']:.1%}"
+
+
+def distribution_text(p: dict[str, Any]) -> str:
+    """The pentanomial as LL-LD-DD/WL-WD-WW (Schmier: A's unit scores 0 … 6 as counts)."""
+    if p.get("pentanomial") is not None:
+        return "-".join(str(c) for c in p["pentanomial"])
+    return " ".join(f"{k}:{v}" for k, v in p["distribution"].items() if v) or "–"
+
+
+def sprt_lines(sprt: dict[str, Any]) -> list[str]:
+    return [
+        f"SPRT {sprt['a']} vs {sprt['b']}: H0 elo {sprt['elo0']:g}, H1 elo {sprt['elo1']:g} (normalised), "
+        f"alpha {sprt['alpha']:g}, beta {sprt['beta']:g}",
+        f"LLR {sprt['llr']:+.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}] after {sprt['units']} units "
+        f"({sprt['games']} games played): {sprt['verdict']}",
+    ]
+
+
 def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Table]:
     played, total = data["games_played"], data["games_total"]
-    notes = [] if data["complete"] else [f"incomplete: {played} of {total} games"]
+    sprt = data.get("sprt")
+    notes = [] if data["complete"] or sprt else [f"incomplete: {played} of {total} games"]
     notes += sandbox_notes(data.get("sandbox"))
+    entrants = data["entrants"]
+    if any(e["elo"]["few_units"] for e in entrants) or any(p["elo"]["few_units"] for p in data["paired"]):
+        notes.append(f"{FEW_MARK} fewer than 30 duplicate units: a rough figure, the interval is wide")
+    if any(e.get("tied") for e in entrants):
+        notes.append("=N: tied, the duplicate results do not tell them apart at 95%")
     caption = "; ".join(notes) or None
     main = Table(title=f"{title} ({played} games)", caption=caption, header_style="bold")
     main_columns: list[tuple[str, JustifyMethod]] = [
         ("#", "right"), ("entrant", "left"), ("games", "right"), ("W-D-L", "right"),
-        ("win rate [95% Wilson]", "right"), ("score diff/game [95% CI]", "right"),
+        ("Elo ±95%", "right"), ("LOS", "right"),
+        ("win rate [95% Wilson]", "right"), ("score diff/deal [95% CI]", "right"),
         ("rating μ±σ", "right"), ("forfeits", "left")]
     for col, justify in main_columns:
         main.add_column(col, justify=justify, no_wrap=True)
-    for e in data["entrants"]:
+    for e in entrants:
         reasons = ", ".join(f"{k} {v}" for k, v in e["forfeits_by_reason"].items()) or "–"
         rt = e["rating"]
         main.add_row(
-            str(e["rank"]), e["name"], str(e["games"]), f"{e['wins']}-{e['draws']}-{e['losses']}",
+            e.get("rank_label", str(e["rank"])), e["name"], str(e["games"]), f"{e['wins']}-{e['draws']}-{e['losses']}",
+            elo_text(e["elo"]), los_text(e["elo"]),
             _pct(e["win_rate"]),
             _ci(e["score_diff"], "{:+.1f}"),
             f"{rt['mu']:.1f}±{rt['sigma']:.1f}",
@@ -89,7 +152,7 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
         )
     tables = [main]
 
-    names = [e["name"] for e in data["entrants"]]
+    names = [e["name"] for e in entrants]
     h2h = data["head_to_head"]
     if len(names) > 1:
         cross = Table(title="Head to head (row's W-D-L against column)", header_style="bold")
@@ -105,17 +168,45 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
         tables.append(cross)
 
     if data["paired"]:
-        paired = Table(title="Duplicate deals (A's mean score minus B's per deal, every seating)",
+        two = all(p.get("pentanomial") is not None for p in data["paired"])
+        paired = Table(title="Duplicate deals (A against B; a unit is one deal in every seating)",
                        header_style="bold")
         paired_columns: list[tuple[str, JustifyMethod]] = [
-            ("A", "left"), ("B", "left"), ("deals", "right"), ("A better-equal-B better", "right"),
+            ("A", "left"), ("B", "left"), ("units", "right"),
+            ("pentanomial LL-LD-D-WD-WW" if two else "A's unit score: count", "right"),
+            ("Elo ±95% [interval]", "right"), ("LOS", "right"),
             ("mean diff [95% CI]", "right"), ("left out (forfeit)", "right")]
         for col, justify in paired_columns:
             paired.add_column(col, justify=justify, no_wrap=True)
         for p in data["paired"]:
-            paired.add_row(p["a"], p["b"], str(p["deals"]), f"{p['a_better']}-{p['equal']}-{p['b_better']}",
+            paired.add_row(p["a"], p["b"], str(p["units"]), distribution_text(p),
+                           f"{elo_text(p['elo'])} {elo_interval_text(p['elo'])}", los_text(p["elo"]),
                            _ci(p["mean_diff"], "{:+.1f}"), str(p["excluded_deals"]))
         tables.append(paired)
+
+    if data.get("positions"):
+        pos = Table(title="Seat and position effects (over duplicate units: skill cancels)", header_style="bold")
+        for col in ("place", "units", "win share [95% CI]", "fair", "score diff [95% CI]"):
+            pos.add_column(col, justify="left" if col == "place" else "right", no_wrap=True)
+        for e in data["positions"]:
+            pos.add_row(e["place"], str(e["units"]), _pct(e["win_share"]), f"{e['fair_share']:.0%}",
+                        _ci(e["score_diff"], "{:+.1f}"))
+        tables.append(pos)
+
+    if data.get("endings"):
+        ends = Table(title="How games ended", header_style="bold")
+        ends.add_column("ending", no_wrap=True)
+        ends.add_column("games", justify="right")
+        for k, v in data["endings"].items():
+            ends.add_row(k, str(v))
+        tables.append(ends)
+
+    if sprt:
+        box = Table(title="SPRT", show_header=False)
+        box.add_column("", no_wrap=False)
+        for line in sprt_lines(sprt):
+            box.add_row(line)
+        tables.append(box)
     return tables
 
 
@@ -126,39 +217,133 @@ def print_standings(data: dict[str, Any], console: Console) -> None:
         console.print(f"own limits: {line}", markup=False, highlight=False)
 
 
+def live_lines(data: dict[str, Any], width: int = 80, top: int = 4) -> list[str]:
+    """A few lines for under the progress bar: the leaders with score and Elo, and the SPRT."""
+    lines = []
+    if sprt := data.get("sprt"):
+        verdict = sprt["decision"] and f"{sprt['decision']} accepted" or "running"
+        lines.append(f"SPRT LLR {sprt['llr']:+.2f} [{sprt['lower']:.2f}, {sprt['upper']:.2f}] "
+                     f"{sprt['units']} units: {verdict}"[:width])
+    entrants = data["entrants"]
+    name_w = min(max((len(e["name"]) for e in entrants[:top]), default=4), width - 44)
+    for e in entrants[:top]:
+        score = e["elo"]["score"]
+        name = e["name"] if len(e["name"]) <= name_w else e["name"][:name_w - 1] + "…"
+        lines.append(f"{e.get('rank_label', str(e['rank'])):>3} {name:<{name_w}} "
+                     f"{'–' if score is None else f'{score:.1%}':>6}  Elo {elo_text(e['elo'])}  "
+                     f"{e['elo']['units']} units"[:width])
+    if len(entrants) > top:
+        lines.append(f"    … and {len(entrants) - top} more")
+    return lines
+
+
+class LiveSummary:
+    """Standings of the games so far, for the progress display: recomputed at most every ``every_s``."""
+
+    def __init__(self, t: Any, done: Mapping[int, GameResult], sprt: SprtRun | None = None,
+                 every_s: float = 1.0) -> None:
+        self.t, self.sprt, self.every_s = t, sprt, every_s
+        self.results: dict[int, GameResult] = dict(done)
+        self.at = -math.inf
+        self.cached: list[str] = []
+
+    def add(self, result: GameResult) -> None:
+        self.results[result.game_id] = result
+
+    def lines(self, width: int = 80, force: bool = False) -> list[str]:
+        now = time.monotonic()
+        if force or now - self.at >= self.every_s:
+            self.at = now
+            standings = compute_standings(self.t.names, self.t.num_teams, self.results.values(),
+                                          games_total=self.t.total_games())
+            data = standings.to_json()
+            if self.sprt is not None:
+                data["sprt"] = self.sprt.status(self.results.values()).to_json()
+            self.cached = live_lines(data, width)
+        return self.cached
+
+
 # ---------------------------------------------------------------------------
 # Progress
 
 
 class RateColumn(ProgressColumn):
+    """Games per minute over this run so far (games done / time since the start): no
+    wild figure from the first one or two games, as a short sliding window gives."""
+
+    def __init__(self, owner: RichProgress) -> None:
+        super().__init__()
+        self.owner = owner
+
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("– games/min" if not speed else f"{speed * 60:.1f} games/min", style="progress.data.speed")
+        rate = self.owner.rate()
+        return Text("– /min" if rate is None else f"{rate:.1f}/min", style="progress.data.speed")
+
+
+class EtaColumn(ProgressColumn):
+    def __init__(self, owner: RichProgress) -> None:
+        super().__init__()
+        self.owner = owner
+
+    def render(self, task: Task) -> Text:
+        rate = self.owner.rate()
+        if rate is None or task.total is None or self.owner.live and self.owner.live.sprt is not None:
+            return Text("")
+        left = (task.total - task.completed) / (rate / 60)
+        return Text(f"ETA {time.strftime('%H:%M:%S', time.gmtime(left))}", style="progress.remaining")
+
+
+class _SummaryProgress(Progress):
+    """A progress bar with the live standings under it."""
+
+    def __init__(self, *columns: Any, summary: Any, **kwargs: Any) -> None:
+        super().__init__(*columns, **kwargs)
+        self.summary = summary
+
+    def get_renderables(self) -> Any:
+        yield self.make_tasks_table(self.tasks)
+        lines = self.summary()
+        if lines:
+            yield Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
 
 
 class RichProgress:
-    """Live bar on stderr: done/total, rate, ETA, faults so far."""
+    """Live bar on stderr: done/total, rate, ETA, elapsed, faults so far, and the
+    leaders (and the SPRT) under it; fits 80 columns."""
 
-    def __init__(self, console: Console | None = None, *, game: str = "", output: Path = Path()) -> None:
+    def __init__(self, console: Console | None = None, live: LiveSummary | None = None, *, game: str = "",
+                 output: Path = Path()) -> None:
         self.console = console or Console(stderr=True)
+        self.live = live
         self.game, self.output = game, output  # for the fault lines (results.game_fault_line)
-        self.progress = Progress(
-            TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), RateColumn(),
-            TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(),
+        self.progress = _SummaryProgress(
+            TextColumn("[bold]games"), BarColumn(bar_width=16), MofNCompleteColumn(), RateColumn(self),
+            EtaColumn(self), TimeElapsedColumn(),
             TextColumn("faults {task.fields[faults]}"),
             console=self.console, transient=False,
+            summary=lambda: self.live.lines(min(self.console.width, 80)) if self.live else [],
         )
         self.task: TaskID | None = None  # set by start()
         self.faults = 0
+        self.t0 = 0.0
+        self.played = 0
+
+    def rate(self) -> float | None:
+        elapsed = time.monotonic() - self.t0
+        return self.played / elapsed * 60 if self.played and elapsed > 0 else None
 
     def start(self, *, total: int, done: int, faults: int) -> None:
         self.faults = faults
+        self.t0 = time.monotonic()
         self.progress.start()
-        # Created with the resumed games already completed: rich measures speed
-        # (and so the ETA) from advances only, i.e. from this run's games.
+        # Created with the resumed games already completed: the rate and ETA
+        # count this run's games only.
         self.task = self.progress.add_task("games", total=total, completed=done, faults=faults)
 
     def advance(self, result: GameResult) -> None:
+        self.played += 1
+        if self.live is not None:
+            self.live.add(result)
         if (line := game_fault_line(result, self.game, self.output)) is not None:
             self.faults += 1
             self.progress.console.print(line, markup=False, highlight=False)
@@ -166,24 +351,33 @@ class RichProgress:
         self.progress.update(self.task, advance=1, faults=self.faults)
 
     def finish(self) -> None:
+        if self.live is not None:
+            self.live.lines(force=True)
+        self.progress.refresh()
         self.progress.stop()
 
 
 class PlainProgress:
     """Plain lines on a stream, at most one every ``interval`` seconds (and
-    one per fault, and one at the end)."""
+    one per fault, and one at the end), each followed by the leaders' lines."""
 
-    def __init__(self, stream: TextIO | None = None, interval: float = 5.0, *, game: str = "",
-                 output: Path = Path()) -> None:
+    def __init__(self, stream: TextIO | None = None, interval: float = 5.0, live: LiveSummary | None = None, *,
+                 game: str = "", output: Path = Path()) -> None:
         self.stream = stream or sys.stderr
         self.game, self.output = game, output  # for the fault lines (results.game_fault_line)
         self.interval = interval
+        self.live = live
         self.total = self.done = self.faults = self.start_done = 0
         self.t0 = self.last = 0.0
         self.reasons: Counter[str] = Counter()
 
     def _line(self, text: str) -> None:
         print(text, file=self.stream, flush=True)
+
+    def _summary(self) -> None:
+        if self.live is not None:
+            for line in self.live.lines(force=True):
+                self._line(line)
 
     def start(self, *, total: int, done: int, faults: int) -> None:
         self.total, self.done, self.start_done, self.faults = total, done, done, faults
@@ -198,11 +392,15 @@ class PlainProgress:
         eta = (self.total - self.done) / (rate / 60) if rate else None
         pct = 100 * self.done / self.total if self.total else 100.0
         eta_text = "–" if eta is None else time.strftime("%H:%M:%S", time.gmtime(eta))
+        if self.live is not None and self.live.sprt is not None:
+            return f"games {self.done} (cap {self.total})  {rate:.1f} games/min  faults {self.faults}"
         return (f"games {self.done}/{self.total} ({pct:.0f}%)  {rate:.1f} games/min  "
                 f"ETA {eta_text}  faults {self.faults}")
 
     def advance(self, result: GameResult) -> None:
         self.done += 1
+        if self.live is not None:
+            self.live.add(result)
         if (line := game_fault_line(result, self.game, self.output)) is not None:
             self.faults += 1
             self._line(line)
@@ -210,6 +408,8 @@ class PlainProgress:
         if now - self.last >= self.interval and self.done < self.total:
             self.last = now
             self._line(self.status())
+            self._summary()
 
     def finish(self) -> None:
         self._line(self.status())
+        self._summary()

@@ -38,6 +38,7 @@ from .executors import open_executor
 from .output import OpenedOutput, OutputDir, ResultsWriter, open_output
 from .results import GameResult
 from .schedule import ScheduledGame
+from .sprt import SprtRun
 from .standings import Standings
 from .standings_files import write_current_standings
 
@@ -85,6 +86,7 @@ async def run_tournament(
     progress: ProgressSink | None = None,
     play: PlayFn | None = None,
     opened: OpenedOutput | None = None,
+    sprt: SprtRun | None = None,
 ) -> TournamentRun:
     """Play every scheduled game not yet in ``results.jsonl``.
 
@@ -93,20 +95,26 @@ async def run_tournament(
     ``play`` is the match runner: by default games are played by the
     executor ``t`` asks for (``tournaments.executors``: worker processes, one
     per core, or a Dask cluster); tests pass a fake or ``run_match`` itself to
-    play in this process."""
+    play in this process.
+
+    With ``sprt``, no new game starts once the SPRT has decided (on the
+    complete duplicate units finished so far); games already started finish
+    and are recorded, and a resumed run that has decided plays nothing."""
     if opened is None:
         opened = open_output(t)
     t, done = opened.tournament, opened.done
     pending = [g for g in t.schedule() if g.id not in done]
+    if sprt is not None and sprt.status(done.values()).stopped:
+        pending = []  # decided by the games already played
     if play is not None or not pending:
-        return await _run(t, progress, play or run_match, done, pending)
+        return await _run(t, progress, play or run_match, done, pending, sprt)
     async with open_executor(t, len(pending)) as executor:  # local workers or a Dask cluster
-        return await _run(dataclasses.replace(t, jobs=executor.jobs), progress, executor.play, done, pending)
+        return await _run(dataclasses.replace(t, jobs=executor.jobs), progress, executor.play, done, pending, sprt)
 
 
 async def _run(
     t: Tournament, progress: ProgressSink | None, play: PlayFn,
-    done: dict[int, GameResult], pending: list[ScheduledGame],
+    done: dict[int, GameResult], pending: list[ScheduledGame], sprt: SprtRun | None = None,
 ) -> TournamentRun:
     out = OutputDir(t.output)
     progress = progress or NoProgress()
@@ -126,6 +134,20 @@ async def _run(
                    faults=sum(r.fault is not None for r in done.values()))
 
     async def play_one(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                limiter.release_on_behalf_of(token)
+
+        try:
+            await play_and_record(game, release, cancel)
+        finally:
+            release()
+
+    async def play_and_record(game: ScheduledGame, release: Callable[[], None], cancel: trio.CancelScope) -> None:
         nonlocal played, next_standings
         record = out.record_path(game.id)
         try:
@@ -146,7 +168,9 @@ async def _run(
         finally:
             # The bots are gone: the next game may start while this one's
             # result is made durable (at most `jobs` results wait on the writer).
-            limiter.release_on_behalf_of(token)
+            # An SPRT decides on recorded results: its next game waits for this one's.
+            if sprt is None:
+                release()
         result = GameResult.from_match(game, match, record.relative_to(out.root).as_posix())
         del match  # its public entries can be large; drop them before waiting on the writer
         with trio.CancelScope(shield=True):  # a finished game is always recorded
@@ -157,22 +181,28 @@ async def _run(
                 cancel.cancel()
                 return
         results[game.id] = result
+        release()
         played += 1
         progress.advance(result)
         if time.monotonic() >= next_standings:  # standings so far, for whoever watches the directory
             next_standings = math.inf  # one write at a time
             with trio.CancelScope(shield=True):
                 try:
-                    await trio.to_thread.run_sync(write_current_standings, t, dict(results))
+                    await trio.to_thread.run_sync(write_current_standings, t, dict(results), sprt)
                 except OutputError as exc:
                     failure.append(exc)
                     cancel.cancel()
                     return
             next_standings = time.monotonic() + STANDINGS_EVERY_S
 
+    def should_stop() -> bool:
+        return sprt is not None and sprt.status(results.values()).stopped
+
     standings: Standings | None = None
+    finished = False
     try:
-        await _dispatch(pending, limiter, play_one)
+        await _dispatch(pending, limiter, play_one, should_stop)
+        finished = not failure
     finally:
         writer.close()
         progress.finish()
@@ -180,7 +210,8 @@ async def _run(
         # (unless the disk is full: then they are written by the next run).
         with trio.CancelScope(shield=True):
             try:
-                standings = await trio.to_thread.run_sync(write_current_standings, t, dict(results))
+                standings = await trio.to_thread.run_sync(
+                    lambda: write_current_standings(t, dict(results), sprt, finished=finished))
             except OutputError as exc:
                 failure.append(exc)
     if failure:
@@ -199,7 +230,10 @@ async def _dispatch(
     pending: list[ScheduledGame],
     limiter: trio.CapacityLimiter,
     play_one: Callable[[ScheduledGame, object, trio.CancelScope], Awaitable[None]],
+    should_stop: Callable[[], bool] = lambda: False,
 ) -> None:
+    """Start the pending games in order, at most as many at once as ``limiter``
+    allows, until ``should_stop()`` says no more are needed (asked before each)."""
     try:
         async with trio.open_nursery() as nursery:
             # One loop hands out the places in game-id order (tasks waiting on
@@ -207,6 +241,9 @@ async def _dispatch(
             for game in pending:
                 token = object()
                 await limiter.acquire_on_behalf_of(token)
+                if should_stop():
+                    limiter.release_on_behalf_of(token)
+                    break
                 nursery.start_soon(play_one, game, token, nursery.cancel_scope)
     except BaseExceptionGroup as group:
         # Ctrl-C arrives wrapped by the nursery; the caller wants it plain.

@@ -13,35 +13,58 @@ other teams by score, higher first, equal scores tied (after a forfeit, the
 offender last); with no winners, all tie.  With two teams placing is just
 win/loss; with three it also says which of the two losers did better.
 
+A **duplicate unit** is one deal of a pairing once every seating of it has
+been played (2 games for two teams, 6 for Schmier); games of a deal still
+missing a seating count in W-D-L and ratings but in no unit statistic.
+
 * win rate: wins / games, with a 95 % Wilson interval;
-* score difference: the team's score minus the mean of the other teams'
-  scores, per game, over games that ended without a forfeit (a forfeit stops
-  the scores mid-game), with a 95 % Student-t interval;
+* Elo ± and LOS (``tournaments.elo``): from the unit scores, per pairing
+  and per entrant (its units against every opponent); a unit with a forfeit
+  counts, the forfeit being a loss;
+* score difference: per unit without a forfeit (a forfeit stops the scores
+  mid-game), the mean over its games of the team's score minus the mean of
+  the other teams' scores; a 95 % Student-t interval over the units (the
+  unit, not the game, is the independent draw: its games share the cards);
 * rating: openskill's Plackett–Luce model (one "player" per team, since an
   entrant fills a whole team) fed the placing as ranks;
   ``ordinal = mu - 3 sigma`` orders the table;
+* rank ties: next to each other in that order, two entrants share a rank
+  (printed ``=1``) unless their duplicate Elo interval against each other
+  excludes 0 (entrants that never met: unless their Elo intervals are apart);
 * head to head: for each pair of entrants, the games they both played, won
   by the one placed ahead of the other;
-* paired (duplicate) comparison: for each pair in a pairing and each deal
-  whose every arrangement finished without a forfeit, the mean over the
-  arrangements of (A's team score - B's team score): the luck of the cards
-  cancels because both sat in every seat with the same cards.
+* paired (duplicate) comparison: for each pair in a pairing, per unit, A's
+  unit score (the pentanomial for two teams) and, over units without a
+  forfeit, the mean over the unit's games of (A's team score - B's);
+* seat and position effects: per unit, the share of wins and the score
+  difference of team t (and of the first dealer's team, and of the team of
+  the first to act, left of the dealer), averaged over the unit's games: each
+  entrant sat in each place equally often on the same cards, so skill
+  cancels and what is left is the place's own advantage; t-intervals over
+  the units;
+* how games ended: games by outcome reason (``all_deals_played``,
+  ``max_deals`` …), aborted ones as ``aborted: REASON``, forfeits as
+  ``forfeit: FAULT``.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from openskill.models import PlackettLuce
 
+from referee.games import team_of_seat
+
+from .elo import EloEstimate, estimate, unit_distribution
 from .results import GameResult
 from .stats import Interval, mean_ci, wilson
 
 RATING_MODEL = "openskill PlackettLuce (mu 25, sigma 25/3); ordinal = mu - 3*sigma"
+FirstDealer = Callable[[GameResult], int]  # the first dealer's seat of a game (from its deal seed)
 
 
 def team_points(result: GameResult, team: int) -> float:
@@ -49,6 +72,13 @@ def team_points(result: GameResult, team: int) -> float:
     if not result.winners:
         return 0.5
     return 1.0 if team in result.winners else 0.0
+
+
+def win_share(result: GameResult, team: int) -> float:
+    """The team's share of the game's win: 1/len(winners) to each winner, 1/k each when nobody won."""
+    if not result.winners:
+        return 1.0 / len(result.teams)
+    return 1.0 / len(result.winners) if team in result.winners else 0.0
 
 
 def placing(result: GameResult) -> list[int]:
@@ -65,12 +95,28 @@ def placing(result: GameResult) -> list[int]:
     return ranks
 
 
+def versus_points(result: GameResult, a: str, b: str) -> float:
+    """A's point against B in one game: placed ahead 1, level 0.5, behind 0."""
+    ranks = placing(result)
+    ra, rb = ranks[result.teams.index(a)], ranks[result.teams.index(b)]
+    return 1.0 if ra < rb else 0.0 if ra > rb else 0.5
+
+
 def score_differences(result: GameResult) -> list[float]:
     """Per team: own score minus the mean of the other teams' scores."""
     scores = [float(s) for s in result.scores]
     k = len(scores)
     total = math.fsum(scores)
     return [s - (total - s) / (k - 1) for s in scores] if k > 1 else [0.0] * k
+
+
+def ending(result: GameResult) -> str:
+    """How a game ended, as counted in the standings."""
+    if result.fault is not None:
+        return f"forfeit: {result.fault.reason}"
+    if result.status == "aborted":
+        return f"aborted: {result.reason or 'guard'}"
+    return result.reason or result.status
 
 
 @dataclass(slots=True)
@@ -95,17 +141,59 @@ class Record:
         return {"games": self.games, "wins": self.wins, "draws": self.draws, "losses": self.losses}
 
 
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A complete duplicate unit: one deal of a pairing in every seating, games by arrangement."""
+
+    pairing: tuple[str, ...]
+    deal: int
+    games: tuple[GameResult, ...]
+
+    @property
+    def forfeited(self) -> bool:
+        return any(g.status == "forfeit" for g in self.games)
+
+    def versus(self, a: str, b: str) -> float:
+        """A's unit score against B: its points over the unit's games."""
+        return math.fsum(versus_points(g, a, b) for g in self.games)
+
+    def score_diff(self, name: str) -> float:
+        return math.fsum(score_differences(g)[g.teams.index(name)] for g in self.games) / len(self.games)
+
+    def a_minus_b(self, a: str, b: str) -> float:
+        diffs = [float(g.scores[g.teams.index(a)]) - float(g.scores[g.teams.index(b)]) for g in self.games]
+        return math.fsum(diffs) / len(diffs)
+
+
+def complete_units(num_teams: int, ordered: Sequence[GameResult]) -> list[Unit]:
+    """Every deal whose seatings have all been played, in the order of their first game."""
+    seatings = math.factorial(num_teams)
+    deals: dict[tuple[tuple[str, ...], int], list[GameResult]] = defaultdict(list)
+    for r in ordered:
+        deals[r.deal_key].append(r)
+    units = []
+    for (pairing, deal), games in sorted(deals.items(), key=lambda kv: min(g.game_id for g in kv[1])):
+        by_arrangement = {g.arrangement: g for g in games}
+        if len(by_arrangement) == seatings:
+            units.append(Unit(pairing, deal, tuple(by_arrangement[i] for i in sorted(by_arrangement))))
+    return units
+
+
 @dataclass(slots=True)
 class EntrantStanding:
     name: str
+    games_per_unit: int = 2
     record: Record = field(default_factory=Record)
     aborted: int = 0  # among the draws: games stopped by a termination guard
     forfeits: Counter[str] = field(default_factory=Counter)  # own faults, by reason
     opponent_forfeits: int = 0  # games won because another team faulted
-    score_diffs: list[float] = field(default_factory=list)
+    endings: Counter[str] = field(default_factory=Counter)  # its games, by how they ended
+    score_diffs: list[float] = field(default_factory=list)  # per unit without a forfeit
+    units: list[float] = field(default_factory=list)  # unit scores against each opponent met
     mu: float = 0.0
     sigma: float = 0.0
     rank: int = 0
+    tied: bool = False  # shares its rank with a neighbour
 
     @property
     def ordinal(self) -> float:
@@ -119,17 +207,26 @@ class EntrantStanding:
     def score_diff(self) -> Interval:
         return mean_ci(self.score_diffs)
 
+    @property
+    def elo(self) -> EloEstimate:
+        return estimate(self.units, self.games_per_unit)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "rank": self.rank,
+            "rank_label": f"={self.rank}" if self.tied else str(self.rank),
+            "tied": self.tied,
             "name": self.name,
             **self.record.to_json(),
             "aborted": self.aborted,
             "forfeits": sum(self.forfeits.values()),
             "forfeits_by_reason": dict(sorted(self.forfeits.items())),
             "opponent_forfeits": self.opponent_forfeits,
+            "endings": dict(sorted(self.endings.items())),
             "win_rate": self.win_rate.to_json(),
-            "score_diff": {**self.score_diff.to_json(), "games": len(self.score_diffs)},
+            "score_diff": {**self.score_diff.to_json(), "units": len(self.score_diffs),
+                           "games": len(self.score_diffs)},
+            "elo": self.elo.to_json(),
             "rating": {"mu": round(self.mu, 6), "sigma": round(self.sigma, 6),
                        "ordinal": round(self.ordinal, 6)},
         }
@@ -137,17 +234,30 @@ class EntrantStanding:
 
 @dataclass(slots=True)
 class PairedComparison:
-    """A against B on duplicate deals; ``diffs`` are per deal, A minus B."""
+    """A against B on duplicate deals: ``units`` are A's unit scores, ``diffs``
+    A's mean score minus B's per unit without a forfeit."""
 
     a: str
     b: str
+    games_per_unit: int = 2
+    units: list[float] = field(default_factory=list)
     diffs: list[float] = field(default_factory=list)
-    excluded_deals: int = 0  # complete deals left out because of a forfeit
+    excluded_deals: int = 0  # complete deals left out of ``diffs`` because of a forfeit
+
+    @property
+    def elo(self) -> EloEstimate:
+        return estimate(self.units, self.games_per_unit)
 
     def to_json(self) -> dict[str, Any]:
+        dist = unit_distribution(self.units, self.games_per_unit)
         return {
             "a": self.a,
             "b": self.b,
+            "units": len(self.units),
+            "games_per_unit": self.games_per_unit,
+            "distribution": {f"{k:g}": v for k, v in dist.items()},  # A's unit score: count
+            "pentanomial": list(dist.values()) if self.games_per_unit == 2 else None,  # LL, LD, DD+WL, WD, WW
+            "elo": self.elo.to_json(),
             "deals": len(self.diffs),
             "a_better": sum(d > 0 for d in self.diffs),
             "equal": sum(d == 0 for d in self.diffs),
@@ -155,6 +265,46 @@ class PairedComparison:
             "mean_diff": mean_ci(self.diffs).to_json(),
             "excluded_deals": self.excluded_deals,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class PositionEffect:
+    """What one place at the table is worth, measured over duplicate units."""
+
+    place: str  # "team 0", "first dealer's team", ...
+    fair_share: float  # the win share a place without advantage would have (1 / teams)
+    shares: tuple[float, ...]  # per unit
+    diffs: tuple[float, ...]  # per unit without a forfeit
+
+    def to_json(self) -> dict[str, Any]:
+        share = mean_ci(self.shares)
+        return {"place": self.place, "units": len(self.shares), "fair_share": round(self.fair_share, 9),
+                "win_share": share.to_json(),
+                "advantage": Interval(*(None if x is None else x - self.fair_share
+                                        for x in (share.value, share.lo, share.hi))).to_json(),
+                "score_diff": {**mean_ci(self.diffs).to_json(), "units": len(self.diffs)}}
+
+
+def _fixed(team: int) -> Callable[[GameResult], int]:
+    return lambda _game: team
+
+
+def position_effects(num_teams: int, units: Sequence[Unit], first_dealer: FirstDealer | None) -> list[PositionEffect]:
+    places: list[tuple[str, Callable[[GameResult], int]]] = [(f"team {t}", _fixed(t)) for t in range(num_teams)]
+    if num_teams == 2:
+        places = places[:1]  # team 1 is the mirror image of team 0
+    if first_dealer is not None:
+        fd = first_dealer
+        places.append(("first dealer's team", lambda g: team_of_seat(fd(g), len(g.teams))))
+        if num_teams > 2:  # with two teams, the first to act is always on the dealer's opponents' team
+            places.append(("first to act's team", lambda g: team_of_seat(fd(g) + 1, len(g.teams))))
+    effects = []
+    for place, team in places:
+        shares = [math.fsum(win_share(g, team(g)) for g in u.games) / len(u.games) for u in units]
+        diffs = [math.fsum(score_differences(g)[team(g)] for g in u.games) / len(u.games)
+                 for u in units if not u.forfeited]
+        effects.append(PositionEffect(place, 1.0 / num_teams, tuple(shares), tuple(diffs)))
+    return effects
 
 
 @dataclass(slots=True)
@@ -168,6 +318,9 @@ class Standings:
     network: tuple[str, ...] = ()  # entrants allowed the network (not isolated from it)
     # Entrants' own limits and sandbox (config.Tournament.overrides), set by standings_files.
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    endings: dict[str, int] = field(default_factory=dict)  # all games, by how they ended
+    positions: list[PositionEffect] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)  # more sections for standings.json (sprt)
 
     @property
     def isolated(self) -> bool:
@@ -188,6 +341,9 @@ class Standings:
             },
             "paired": [p.to_json() for p in self.paired],
             **({"overrides": self.overrides} if self.overrides else {}),
+            "endings": dict(sorted(self.endings.items())),
+            "positions": [p.to_json() for p in self.positions],
+            **self.extra,
         }
 
 
@@ -198,9 +354,13 @@ def compute_standings(
     *,
     games_total: int | None = None,
     network: Sequence[str] = (),
+    first_dealer: FirstDealer | None = None,
 ) -> Standings:
+    """``first_dealer`` gives the first dealer's seat of a game (a function of its
+    deal seed, see ``standings_files``); without it no dealer effects are measured."""
     ordered = sorted(results, key=lambda r: r.game_id)
-    rows = {name: EntrantStanding(name) for name in names}
+    per_unit = math.factorial(num_teams)
+    rows = {name: EntrantStanding(name, per_unit) for name in names}
     h2h = {a: {b: Record() for b in names if b != a} for a in names}
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
@@ -210,6 +370,7 @@ def compute_standings(
         for team, name in enumerate(r.teams):
             row = rows[name]
             row.record.add(points[team])
+            row.endings[ending(r)] += 1
             if r.status == "aborted":
                 row.aborted += 1
             if r.fault is not None:
@@ -217,9 +378,6 @@ def compute_standings(
                     row.forfeits[r.fault.reason] += 1
                 else:
                     row.opponent_forfeits += 1
-        if r.status != "forfeit":
-            for name, diff in zip(r.teams, score_differences(r), strict=False):
-                rows[name].score_diffs.append(diff)
         ranks = placing(r)
         for ta, a in enumerate(r.teams):
             for tb, b in enumerate(r.teams):
@@ -231,41 +389,67 @@ def compute_standings(
         for name, new in zip(r.teams, updated, strict=False):
             ratings[name] = new[0]
 
+    units = complete_units(num_teams, ordered)
+    paired = paired_comparisons(names, num_teams, units)
+    for p in paired:
+        rows[p.a].units.extend(p.units)
+        rows[p.b].units.extend(per_unit - x for x in p.units)
+    for u in units:
+        if not u.forfeited:
+            for name in u.pairing:
+                rows[name].score_diffs.append(u.score_diff(name))
+
     for name, row in rows.items():
         row.mu, row.sigma = ratings[name].mu, ratings[name].sigma
     ranked = sorted(rows.values(), key=lambda e: (-round(e.ordinal, 9), -e.record.wins, names.index(e.name)))
-    for i, row in enumerate(ranked, 1):
-        row.rank = i
+    _rank(ranked, {(p.a, p.b): p for p in paired})
 
     return Standings(
         entrants=ranked,
         head_to_head=h2h,
-        paired=paired_comparisons(names, num_teams, ordered),
+        paired=paired,
         games_played=len(ordered),
         games_total=len(ordered) if games_total is None else games_total,
         sandbox=dict(Counter(r.sandbox for r in ordered)),
         network=tuple(network),
+        endings=dict(Counter(ending(r) for r in ordered)),
+        positions=position_effects(num_teams, units, first_dealer) if units else [],
     )
 
 
-def paired_comparisons(names: Sequence[str], num_teams: int, results: Sequence[GameResult]) -> list[PairedComparison]:
-    arrangements_per_deal = math.factorial(num_teams)
-    deals: dict[tuple[tuple[str, ...], int], list[GameResult]] = defaultdict(list)
-    for r in results:
-        deals[r.deal_key].append(r)
+def _separated(upper: EntrantStanding, lower: EntrantStanding, paired: dict[tuple[str, str], PairedComparison]) -> bool:
+    """Do the results tell these two apart (at 95 %)?"""
+    for (a, b), p in paired.items():
+        if {a, b} == {upper.name, lower.name}:
+            e = p.elo
+            return e.bounded and ((e.lo is not None and e.lo > 0) or (e.hi is not None and e.hi < 0))
+    eu, el = upper.elo, lower.elo  # never met: compare their intervals against the field
+    if not (eu.bounded and el.bounded) or eu.lo is None or el.hi is None:
+        return False
+    return eu.lo > el.hi
+
+
+def _rank(ranked: list[EntrantStanding], paired: dict[tuple[str, str], PairedComparison]) -> None:
+    for i, row in enumerate(ranked):
+        if i and not _separated(ranked[i - 1], row, paired):
+            row.rank = ranked[i - 1].rank
+            row.tied = ranked[i - 1].tied = True
+        else:
+            row.rank = i + 1
+
+
+def paired_comparisons(names: Sequence[str], num_teams: int, units: Sequence[Unit]) -> list[PairedComparison]:
     order = {name: i for i, name in enumerate(names)}
+    per_unit = math.factorial(num_teams)
     pairs: dict[tuple[str, str], PairedComparison] = {}
-    for (pairing, _deal), games in sorted(deals.items(), key=lambda kv: min(g.game_id for g in kv[1])):
-        if len({g.arrangement for g in games}) < arrangements_per_deal:
-            continue  # not every seating has been played yet
-        members = sorted(pairing, key=order.__getitem__)
-        forfeited = any(g.status == "forfeit" for g in games)
+    for u in units:
+        members = sorted(u.pairing, key=order.__getitem__)
         for i, a in enumerate(members):
             for b in members[i + 1:]:
-                comp = pairs.setdefault((a, b), PairedComparison(a, b))
-                if forfeited:
+                comp = pairs.setdefault((a, b), PairedComparison(a, b, per_unit))
+                comp.units.append(u.versus(a, b))
+                if u.forfeited:
                     comp.excluded_deals += 1
-                    continue
-                diffs = [float(g.scores[g.teams.index(a)]) - float(g.scores[g.teams.index(b)]) for g in games]
-                comp.diffs.append(math.fsum(diffs) / len(diffs))
+                else:
+                    comp.diffs.append(u.a_minus_b(a, b))
     return [pairs[key] for key in sorted(pairs, key=lambda k: (order[k[0]], order[k[1]]))]

@@ -46,6 +46,9 @@ except ImportError as exc:  # pragma: no cover  (only while the package is being
 else:
     _run.register(app)
     _deals.register(app)
+    from referee.cli import report as _report  # the tournament page, with the tournament command
+
+    _report.register(app)
 worker.register(app)
 
 

@@ -6,6 +6,11 @@ runs in the current directory; ``--output`` is relative to the current
 directory, while paths inside the file are relative to the file's folder.
 ``--secret HEX`` gives the tournament secret (instead of the file's
 ``secret_file``, or a new one for a new output directory).
+
+``--sprt elo0=0,elo1=5[,alpha=0.05,beta=0.05]`` (or an ``[sprt]`` table in
+the file, with ``max_games`` and, for Schmier, ``reference``) turns the run
+into a sequential test between the two entrants (``tournaments.sprt``): it
+schedules deals up to ``--max-games`` and stops once the test decides.
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
 from tournaments.config import MAX_TIME_S, Tournament, describe_overrides, load_file, parse, parse_secret, resolve
 from tournaments.output import open_output
-from tournaments.report import PlainProgress, RichProgress, print_standings
+from tournaments.report import LiveSummary, PlainProgress, RichProgress, print_standings, write_html_report
 from tournaments.results import GameResult, game_fault_line
 from tournaments.runner import run_tournament
+from tournaments.sprt import SprtError, SprtRun, SprtSpec
 from tournaments.standings_files import standings_paths
 
 _MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
@@ -56,8 +62,95 @@ def build_tournament(
     cwd: Path | None = None,
 ) -> Tournament:
     """The file's settings with the flags applied on top, resolved and checked."""
-    cwd = cwd or Path.cwd()
+    return build_run(file, game=game, players=players, options=options, entrants=entrants, seed=seed,
+                     games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output,
+                     decision_ms=decision_ms, handshake_ms=handshake_ms, time_bank_ms=time_bank_ms,
+                     sandbox=sandbox, secret=secret, dask=dask, gauntlet=gauntlet, cwd=cwd)[0]
+
+
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "reference")
+
+
+def _sprt_settings(data: dict[str, Any], sprt: str | None, max_games: int | None,
+                   reference: str | None) -> tuple[SprtSpec, int | None, str | None] | None:
+    """The SPRT asked for by the file's ``[sprt]`` table and the flags (flags win), if any."""
+    table = data.pop("sprt", None)
+    if table is not None and not isinstance(table, dict):
+        raise UserError("sprt: expected a table, e.g. [sprt] elo0 = 0, elo1 = 5")
+    table = dict(table or {})
+    if unknown := sorted(set(table) - set(SPRT_KEYS)):
+        raise UserError(f"sprt: unknown setting {unknown[0]!r} (expected {', '.join(SPRT_KEYS)})")
+    if sprt is None and not table:
+        if max_games is not None or reference is not None:
+            raise UserError("--max-games and --sprt-reference need an SPRT (--sprt or [sprt] in the file)")
+        return None
+    try:
+        if sprt is not None:
+            spec = SprtSpec.parse(sprt)
+        elif "elo0" in table and "elo1" in table:
+            spec = SprtSpec(**{k: table[k] for k in ("elo0", "elo1", "alpha", "beta") if k in table})
+        else:
+            raise UserError("sprt: both elo0 and elo1 are needed")
+    except SprtError as exc:
+        raise UserError(str(exc)) from None
+    cap = max_games if max_games is not None else table.get("max_games")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+        raise UserError(f"sprt: max_games must be a whole number of games, at least 1, got {cap!r}")
+    ref = reference if reference is not None else table.get("reference")
+    if ref is not None and not isinstance(ref, str):
+        raise UserError(f"sprt: reference must be an entrant's name, got {ref!r}")
+    return spec, cap, ref
+
+
+def build_run(
+    file: Path | None,
+    *,
+    sprt: str | None = None,
+    max_games: int | None = None,
+    sprt_reference: str | None = None,
+    **settings: Any,
+) -> tuple[Tournament, SprtRun | None]:
+    """``build_tournament``'s tournament, and the SPRT to run on it, if one is asked for."""
     data: dict[str, Any] = load_file(file) if file is not None else {}
+    wanted = _sprt_settings(data, sprt, max_games, sprt_reference)
+    if wanted is None:
+        return _build(file, data, **settings), None
+    if settings.get("games_per_pairing") is not None or "games_per_pairing" in data:
+        raise UserError("an SPRT plays deals until it decides: give --max-games (or sprt.max_games), "
+                        "not games_per_pairing")
+    spec, cap, reference = wanted
+    probe = _build(file, dict(data), **settings)  # the entrants and the game, checked
+    try:
+        run = SprtRun.for_entrants(spec, probe.names, probe.num_teams, reference=reference, max_games=cap)
+    except SprtError as exc:
+        raise UserError(str(exc)) from None
+    data["games_per_pairing"] = run.units_cap
+    return _build(file, data, **settings), run
+
+
+def _build(
+    file: Path | None,
+    data: dict[str, Any],
+    *,
+    game: str | None = None,
+    players: int | None = None,
+    options: Sequence[str] = (),
+    entrants: Sequence[str] = (),
+    seed: int | None = None,
+    games_per_pairing: int | None = None,
+    jobs: int | None = None,
+    pin_cores: bool | None = None,
+    output: Path | None = None,
+    decision_ms: int | None = None,
+    handshake_ms: int | None = None,
+    time_bank_ms: int | None = None,
+    sandbox: str | None = None,
+    secret: str | None = None,
+    dask: str | None = None,
+    gauntlet: Sequence[str] = (),
+    cwd: Path | None = None,
+) -> Tournament:
+    cwd = cwd or Path.cwd()
     flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
              "jobs": jobs, "pin_cores": pin_cores, "sandbox": sandbox, "dask": dask}
     data.update({k: v for k, v in flags.items() if v is not None})
@@ -91,6 +184,13 @@ def _entrant_flag(text: str, cwd: Path) -> dict[str, Any]:
     if not sep or not name.strip() or not command.strip():
         raise UserError(f"--entrant {text!r}: expected NAME=COMMAND, e.g. rnd='python3 sample_bots/random_bot.py'")
     return {"name": name.strip(), "command": command.strip(), "cwd": str(cwd)}
+
+
+def describe_sprt(run: SprtRun) -> str:
+    s = run.spec
+    versus = f"{run.a} vs {run.b}" + (f" (reference {run.reference} in the third team)" if run.reference else "")
+    return (f"SPRT {versus}: H0 elo {s.elo0:g}, H1 elo {s.elo1:g} (normalised), alpha {s.alpha:g}, "
+            f"beta {s.beta:g}; LLR bounds [{s.lower:.2f}, {s.upper:.2f}]; at most {run.max_games} games")
 
 
 def describe_plan(t: Tournament, done: int, isolation: str | None = None) -> str:
@@ -168,17 +268,27 @@ def register(app: typer.Typer) -> None:
             "--gauntlet", metavar="NAME",
             help="Play a gauntlet: NAME plays every other entrant, the others never meet "
                  "(repeatable; replaces the file's challengers).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+        sprt: Annotated[str | None, typer.Option(
+            metavar="elo0=X,elo1=Y[,alpha=A,beta=B]",
+            help="Sequential test between the two entrants (normalised Elo, as fishtest and fastchess): "
+                 "play duplicate deals until H0 or H1 is accepted, or the game cap.")] = None,
+        max_games: Annotated[int | None, typer.Option(
+            "--max-games", min=1, help="SPRT: stop after this many games, decided or not (default 20000).")] = None,
+        sprt_reference: Annotated[str | None, typer.Option(
+            "--sprt-reference", metavar="NAME",
+            help="SPRT in Schmier: the entrant that fills the third team.")] = None,
         quiet: Annotated[bool, typer.Option(
             "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
         dry_run: Annotated[bool, typer.Option(
             "--dry-run", help="Check the settings, print the plan and stop.")] = False,
     ) -> None:
         """Run a tournament (round robin or gauntlet) with duplicate deals, in parallel, resumable, growable."""
-        t = build_tournament(
+        t, sprt_run = build_run(
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
             games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
             handshake_ms=handshake_ms, time_bank_ms=time_bank_ms, secret=secret, dask=dask, gauntlet=gauntlet,
             sandbox=sandbox.value if sandbox is not None else None,
+            sprt=sprt, max_games=max_games, sprt_reference=sprt_reference,
         )
         err = Console(stderr=True, highlight=False, soft_wrap=True)
         isolation = describe_isolation(resolve_sandbox(t.limits.sandbox))
@@ -187,25 +297,34 @@ def register(app: typer.Typer) -> None:
                       "they can reach other machines and each other", markup=False)
         if dry_run:
             err.print(describe_plan(t, 0, isolation), markup=False)
+            if sprt_run is not None:
+                err.print(describe_sprt(sprt_run), markup=False)
             return
         opened = open_output(t)
         for problem in opened.problems:
             err.print(f"referee: {problem}", markup=False)
         err.print(describe_plan(opened.tournament, len(opened.done), isolation), markup=False)
-        progress = (PlainProgress(game=t.game, output=t.output) if quiet or not err.is_terminal
-                    else RichProgress(err, game=t.game, output=t.output))
+        if sprt_run is not None:
+            err.print(describe_sprt(sprt_run), markup=False)
+        live = LiveSummary(opened.tournament, opened.done, sprt_run)
+        progress = (PlainProgress(live=live, game=t.game, output=t.output) if quiet or not err.is_terminal
+                    else RichProgress(err, live=live, game=t.game, output=t.output))
         try:
-            outcome = trio.run(_until_interrupted, lambda: run_tournament(t, progress=progress, opened=opened))
+            outcome = trio.run(_until_interrupted,
+                               lambda: run_tournament(t, progress=progress, opened=opened, sprt=sprt_run))
         except KeyboardInterrupt:
             print(f"referee: interrupted; finished games are kept in {t.output}; "
                   "run the same command again to resume", file=sys.stderr)
             raise typer.Exit(code=130) from None
         json_path, csv_path = standings_paths(t.output)  # written by the run
-        print_standings(outcome.standings.to_json(), make_console())
+        data = outcome.standings.to_json()
+        print_standings(data, make_console())
         for line in fault_summary(outcome.results, t.game, t.output):
             err.print(line, markup=False)
+        report = write_html_report(t.output, data, t.output / "report.html")
         err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
                   markup=False)
+        err.print(f"report: {report.resolve().as_uri()}", markup=False)
 
 
 def fault_summary(results: dict[int, GameResult], game: str, output: Path) -> list[str]:

@@ -20,11 +20,12 @@ def row(standings, name):
 
 
 def test_wins_draws_losses_and_score_difference_per_entrant():
-    results = [
-        result(0, ("a", "b"), (100, 40)),
-        result(1, ("b", "a"), (30, 50)),
-        result(2, ("a", "b"), (20, 20)),  # draw
-        result(3, ("b", "a"), (90, 10)),
+    ab = ("a", "b")
+    results = [  # two duplicate units: deal 0 and deal 1, each in both seatings
+        result(0, ("a", "b"), (100, 40), deal=0, arrangement=0, pairing=ab),
+        result(1, ("b", "a"), (30, 50), deal=0, arrangement=1, pairing=ab),
+        result(2, ("a", "b"), (20, 20), deal=1, arrangement=0, pairing=ab),  # draw
+        result(3, ("b", "a"), (90, 10), deal=1, arrangement=1, pairing=ab),
     ]
     s = compute_standings(["a", "b"], 2, results)
     a, b = row(s, "a"), row(s, "b")
@@ -40,17 +41,22 @@ def test_wins_draws_losses_and_score_difference_per_entrant():
 def test_forfeits_are_counted_by_reason_and_left_out_of_score_differences():
     crash = GameFault(seat=1, team=1, entrant="b", reason="exited", message="exit code 3")
     slow = GameFault(seat=0, team=0, entrant="b", reason="timeout", message="no reply")
-    results = [
-        result(0, ("a", "b"), (0, 0), winners=(0,), fault=crash),
-        result(1, ("b", "a"), (0, 0), winners=(1,), fault=slow),
-        result(2, ("a", "b"), (10, 30)),
+    ab = ("a", "b")
+    results = [  # deal 0 (both seatings forfeited by b), then deal 1 played out
+        result(0, ("a", "b"), (0, 0), winners=(0,), fault=crash, deal=0, arrangement=0, pairing=ab),
+        result(1, ("b", "a"), (0, 0), winners=(1,), fault=slow, deal=0, arrangement=1, pairing=ab),
+        result(2, ("a", "b"), (10, 30), deal=1, arrangement=0, pairing=ab),
+        result(3, ("b", "a"), (30, 10), deal=1, arrangement=1, pairing=ab),
     ]
     s = compute_standings(["a", "b"], 2, results)
     a, b = row(s, "a"), row(s, "b")
     assert b["forfeits"] == 2 and b["forfeits_by_reason"] == {"exited": 1, "timeout": 1}
     assert a["forfeits"] == 0 and a["opponent_forfeits"] == 2
-    assert (a["wins"], a["losses"]) == (2, 1)
-    assert a["score_diff"]["games"] == 1 and a["score_diff"]["value"] == -20
+    assert (a["wins"], a["losses"]) == (2, 2)
+    assert a["score_diff"]["units"] == 1 and a["score_diff"]["value"] == -20
+    # the forfeited unit still counts for Elo: a won both games of it, lost both of the other
+    assert a["elo"]["units"] == 2 and a["elo"]["score"] == 0.5
+    assert s.to_json()["endings"] == {"forfeit: exited": 1, "forfeit: timeout": 1, "win": 2}
 
 
 def test_aborted_games_count_as_draws_and_are_reported():

@@ -1,0 +1,41 @@
+"""`referee report OUT --html FILE`: one self-contained page for a tournament's output folder.
+
+Reads ``OUT/standings.json`` (written by every run) and ``OUT/results.jsonl``
+for the list of games; writes the page (``tournaments.html_report``).  Every
+``referee run`` writes ``OUT/report.html`` this way at its end.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee.cli.errors import UserError
+from tournaments.html_report import write_html_report
+from tournaments.standings_files import standings_paths
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def report(
+        output: Annotated[Path, typer.Argument(help="A tournament's output directory.")],
+        html: Annotated[Path, typer.Option("--html", help="Where to write the page (e.g. report.html).")],
+    ) -> None:
+        """Write a tournament's standings, charts and games as one HTML page."""
+        json_path, _ = standings_paths(output)
+        try:
+            data = json.loads(json_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UserError(f"{json_path} not found: is {output} a tournament's output directory?") from None
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{json_path}: cannot read it ({exc})") from None
+        if not isinstance(data, dict) or "entrants" not in data:
+            raise UserError(f"{json_path}: not a standings file")
+        try:
+            path = write_html_report(output, data, html)
+        except OSError as exc:
+            raise UserError(f"cannot write {html}: {exc.strerror or exc}") from None
+        typer.echo(f"report: {path.resolve().as_uri()}")
