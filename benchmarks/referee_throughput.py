@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -49,6 +50,15 @@ from referee.match.runner import run_match  # noqa: E402
 from referee.match.types import BotSpec, Limits  # noqa: E402
 
 BOT = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
+C_SOURCE = ROOT / "sample_bots" / "c" / "random_bot.c"
+
+
+def c_bot() -> list[str]:
+    """The C random bot, built with the documented command where it is documented to live."""
+    exe = C_SOURCE.with_suffix("")
+    if not exe.exists() or exe.stat().st_mtime < C_SOURCE.stat().st_mtime:
+        subprocess.run(["cc", "-std=c99", "-O2", "-o", str(exe), str(C_SOURCE)], check=True)
+    return [str(exe)]
 
 
 async def pingpong(requests: list[tuple[int, dict]], seats: int, *, json_lines: bool) -> tuple[float, float]:
@@ -91,7 +101,14 @@ async def main() -> None:
     ap.add_argument("--games", type=int, default=9)
     ap.add_argument("--pin", action="store_true", help="run on one core, bots included")
     ap.add_argument("--players", type=int, default=None)
+    ap.add_argument("--bot", choices=("python", "c"), default="python",
+                    help="the sample random bot to play with: Python (default) or C (the referee's cost shows)")
+    ap.add_argument("--sandbox", choices=("auto", "off"), default="auto",
+                    help="the referee's bots run sandboxed (auto, the default) or not")
     args = ap.parse_args()
+    global BOT
+    if args.bot == "c":
+        BOT = c_bot()
     options = {"players": args.players} if args.players else {}
     if args.pin:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -104,11 +121,12 @@ async def main() -> None:
     _, steal0 = cpu_ticks()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        await timed_referee(args.game, options, 0, Path(tmp) / "warm-up.jsonl")  # not counted
+        limits = Limits(sandbox=args.sandbox)
+        await timed_referee(args.game, options, 0, Path(tmp) / "warm-up.jsonl", limits)  # not counted
         for g in range(args.games):
             record = Path(tmp) / f"g{g}.jsonl"
             # The referee, timed from its first request to its last reply.
-            decisions, wall, used = await timed_referee(args.game, options, g + 1, record)
+            decisions, wall, used = await timed_referee(args.game, options, g + 1, record, limits)
             rates["referee"].append(decisions / wall)
             cpu["referee"].append(used / decisions * 1e6)
             # The same game's requests, rebuilt by re-simulating its record, for the baselines.
@@ -131,7 +149,8 @@ async def main() -> None:
         return (f"ratio {med['referee'] / med[kind]:.2f}; paired median {statistics.median(p):.2f} "
                 f"(range {p[0]:.2f}-{p[-1]:.2f})")
 
-    print(f"\n{args.game}{' pinned to one core' if args.pin else ''}, medians of {args.games} games, "
+    pinned = ", pinned to one core" if args.pin else ""
+    print(f"\n{args.game}, {args.bot} bots, sandbox {limits.sandbox}{pinned}, medians of {args.games} games, "
           "decisions per second:")
     print(f"  referee                {med['referee']:8.0f}")
     print(f"  JSON-lines ping-pong   {med['json']:8.0f}   {ratios('json')}  target >= 0.70")
@@ -156,7 +175,8 @@ def rebuild_requests(spec, options, record: Path) -> list[tuple[int, dict]]:
     return out
 
 
-async def timed_referee(game: str, options: dict, seed: int, record: Path) -> tuple[int, float, float]:
+async def timed_referee(game: str, options: dict, seed: int, record: Path,
+                        limits: Limits) -> tuple[int, float, float]:
     """A full game through run_match, timed from the first request to the last reply."""
     import referee.match.runner as runner
 
@@ -177,7 +197,7 @@ async def timed_referee(game: str, options: dict, seed: int, record: Path) -> tu
         spec = get_game(game)
         n = spec.num_seats(spec.normalize_options(options))
         bots = [BotSpec("random", tuple(BOT + [str(seed * 10 + s)])) for s in range(n)]
-        result = await run_match(game, options, bots, seed=seed, record_path=record)
+        result = await run_match(game, options, bots, seed=seed, record_path=record, limits=limits)
     finally:
         runner._Match._play = original
     assert result.fault is None, result.fault
