@@ -14,7 +14,6 @@ import typer
 
 from referee.cli import play, replay
 from referee.errors import EXIT_BUG, describe_bug, save_traceback, user_fault_in
-from referee.logging import configure_logging
 
 EXIT_INTERRUPTED = 130
 
@@ -31,6 +30,8 @@ app = typer.Typer(
 def _root(
     log_level: str = typer.Option("warning", help="Diagnostics on stderr: debug, info, warning, error."),
 ) -> None:
+    from referee.logging import configure_logging  # here: `referee --help` never gets this far
+
     configure_logging(log_level)
 
 

@@ -6,27 +6,17 @@ import dataclasses
 import math
 import secrets
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import trio
 import typer
-from pydantic import ValidationError
 
-from referee.cli.common import (
-    bot_specs_for_seats,
-    describe_isolation,
-    make_console,
-    parse_option_pairs,
-    resolve_sandbox,
-    score_table,
-)
 from referee.cli.errors import UserError
-from referee.games import GAMES, Outcome, get_game
 from referee.match.bubblewrap import SandboxMode
-from referee.match.record import entries_from_dicts
-from referee.match.runner import run_match
-from referee.match.types import Limits, MatchResult
-from tournaments.config import LimitsConfig
+from referee.match.types import Limits
+
+if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` needs none of it
+    from referee.games import Outcome
+    from referee.match.types import MatchResult
 
 _DEFAULTS = Limits()
 
@@ -43,6 +33,10 @@ _LIMIT_FLAGS = {
 def limits_from_flags(values: dict[str, int]) -> Limits:
     """The match limits from ``referee play``'s flags, checked by the same model (and
     bounds) as a tournament file's ``[limits]``; a bad value is one ``UserError``."""
+    from pydantic import ValidationError
+
+    from tournaments.config import LimitsConfig
+
     fields: dict[str, Any] = {}
     for flag, value in values.items():
         field, scale = _LIMIT_FLAGS[flag]
@@ -66,6 +60,8 @@ def _num(x: float) -> str:
 
 def _range_text(field: str, scale: int) -> str:
     """``LimitsConfig``'s bounds on ``field`` in flag units: "0 or more and at most 1048576"."""
+    from tournaments.config import LimitsConfig
+
     parts = []
     for bound in LimitsConfig.model_fields[field].metadata:
         if getattr(bound, "ge", None) is not None:
@@ -98,6 +94,10 @@ def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str])
 
 
 def print_result(result: MatchResult, quiet: bool) -> None:
+    from referee.cli.common import describe_isolation, make_console, score_table
+    from referee.games import GAMES
+    from referee.match.record import entries_from_dicts
+
     console = make_console()
     spec = GAMES[result.game]
     spec_teams: dict[int, list[int]] = {}
@@ -162,6 +162,12 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
     ) -> None:
         """Play one game between bots and print the score table and the result."""
+        import trio
+
+        from referee.cli.common import bot_specs_for_seats, parse_option_pairs, resolve_sandbox
+        from referee.games import get_game
+        from referee.match.runner import run_match
+
         spec = get_game(game)
         opts = parse_option_pairs(option)
         if players is not None:

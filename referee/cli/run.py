@@ -15,20 +15,16 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import trio
 import typer
-from rich.console import Console
 
-from referee.cli.common import describe_isolation, make_console, parse_option_pairs, resolve_sandbox
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
-from tournaments.config import MAX_TIME_S, Tournament, load_file, parse, parse_secret, resolve
-from tournaments.output import open_output
-from tournaments.report import PlainProgress, RichProgress, print_standings
-from tournaments.runner import run_tournament
-from tournaments.standings_files import standings_paths
+from referee.match.types import MAX_TIME_S
+
+if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` needs none of it
+    from tournaments.config import Tournament
 
 _MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
 
@@ -53,6 +49,9 @@ def build_tournament(
     cwd: Path | None = None,
 ) -> Tournament:
     """The file's settings with the flags applied on top, resolved and checked."""
+    from referee.cli.common import parse_option_pairs
+    from tournaments.config import load_file, parse, parse_secret, resolve
+
     cwd = cwd or Path.cwd()
     data: dict[str, Any] = load_file(file) if file is not None else {}
     flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
@@ -146,6 +145,15 @@ def register(app: typer.Typer) -> None:
             "--dry-run", help="Check the settings, print the plan and stop.")] = False,
     ) -> None:
         """Run a round-robin tournament with duplicate deals, in parallel, resumable."""
+        import trio
+        from rich.console import Console
+
+        from referee.cli.common import describe_isolation, make_console, resolve_sandbox
+        from tournaments.output import open_output
+        from tournaments.report import PlainProgress, RichProgress, print_standings
+        from tournaments.runner import run_tournament
+        from tournaments.standings_files import standings_paths
+
         t = build_tournament(
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
             games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
@@ -185,6 +193,8 @@ async def _until_interrupted(start):
     Cancellation instead reaches every game at a checkpoint, and each game's
     shielded teardown stops its bots.
     """
+    import trio
+
     interrupted = False
     result = None
     error: Exception | None = None
