@@ -12,7 +12,9 @@
   both figures are the parent's CPU up to that moment, read the same way
   (clock ticks of /proc/PID/stat).  Bots run unsandboxed in both (the
   baseline has no sandbox, and a sandboxed probe cannot see its parent).
-  Target <= 1.5x.
+  Target <= 1.5x.  The ceiling printed beside it is the CPU of importing the
+  stack the referee is built on (typer, Trio, pydantic, structlog) and doing
+  nothing: no start-up of the referee can be below it.
 
 CPU times (user + system) of the child process, medians of ``--runs`` runs,
 with ``python -c pass`` for scale.  Standard library + the project only.
@@ -103,13 +105,14 @@ def main() -> None:
                                 *[a for s in range(4) for a in ("--bot", " ".join([*PROBE, f"{out}.{s}"]))]]
 
         figures: dict[str, list[float]] = {k: [] for k in
-                                           ("pass", "typer", "referee", "trio", "play")}
+                                           ("pass", "typer", "referee", "trio", "play", "stack")}
         for _ in range(args.runs):
             figures["pass"].append(child_cpu([PY, "-c", "pass"]))
             figures["typer"].append(child_cpu([PY, str(typer_app), "--help"]))
             figures["referee"].append(child_cpu([*REFEREE, "--help"]))
             figures["trio"].append(first_request_cpu(lambda out: [PY, str(trio_script), *PROBE, str(out)], tmp, "t"))
             figures["play"].append(first_request_cpu(play("off"), tmp, "p"))
+            figures["stack"].append(child_cpu([PY, "-c", "import typer, trio, pydantic, structlog"]))
     med = {k: statistics.median(v) for k, v in figures.items()}
     print(f"CPU seconds, medians of {args.runs} runs (load {os.getloadavg()[0]:.2f}):")
     print(f"  python -c pass                          {med['pass']:.3f}")
@@ -119,6 +122,8 @@ def main() -> None:
     print(f"  minimal Trio script, to first request   {med['trio']:.3f}")
     print(f"  referee play (--sandbox off), to first  {med['play']:.3f}   "
           f"ratio {med['play'] / med['trio']:.2f}  target <= 1.5")
+    print(f"  ceiling: import typer, trio, pydantic, structlog (the fixed stack, nothing run)  {med['stack']:.3f}   "
+          f"ratio {med['stack'] / med['trio']:.2f}")
 
 
 if __name__ == "__main__":
