@@ -26,10 +26,18 @@ app = typer.Typer(
 )
 
 
+# Commands that log nothing (they read files and print): they skip structlog's import,
+# a large share of `replay --verify`'s start-up.
+_SILENT_COMMANDS = {"replay"}
+
+
 @app.callback()
 def _root(
+    ctx: typer.Context,
     log_level: str = typer.Option("warning", help="Diagnostics on stderr: debug, info, warning, error."),
 ) -> None:
+    if ctx.invoked_subcommand in _SILENT_COMMANDS:
+        return
     from referee.logging import configure_logging  # here: `referee --help` never gets this far
 
     configure_logging(log_level)

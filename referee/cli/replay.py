@@ -32,19 +32,21 @@ def register(app: typer.Typer) -> None:
         summary: Annotated[bool, typer.Option("--summary", help="Only the score table and result.")] = False,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
-        # Imported here, not above: `referee --help` and the other commands need none of it.
-        from referee.cli.common import make_console, score_table
-        from referee.games import GAMES
-        from referee.match.record import FaultLine, read_record
+        # Imported here, not above: `referee --help` and the other commands need none of it,
+        # and a sound record's --verify needs only the verifier.
         from referee.match.verify import verify_fast, verify_record
-        from referee.replay import RENDERERS, entries_for_seat, public_entries
 
         if verify and (fast := verify_fast(record)) is not None:  # a sound record, without parsing it all
             header, result = fast
             if seat is not None and not 0 <= seat < len(header.seats):
                 raise UserError(f"--seat {seat}: this game has seats 0 … {len(header.seats) - 1}")
-            make_console().print("OK: " + result.message, markup=False)
+            print("OK: " + result.message)  # one plain line, as the console prints it below
             raise typer.Exit(0)
+        from referee.cli.common import make_console, score_table
+        from referee.games import GAMES
+        from referee.match.record import FaultLine, read_record
+        from referee.replay import RENDERERS, entries_for_seat, public_entries
+
         rec = read_record(record)
         game = rec.header.game
         if game not in GAMES:

@@ -33,3 +33,16 @@ def test_help_lists_every_command_without_them():
         assert command in help_text
     # typer renders help with rich when it is installed; nothing else heavy is loaded.
     assert [m for m in loaded.split() if not m.startswith("rich")] == []
+
+
+def test_replay_verify_of_a_sound_record_loads_neither_structlog_nor_rich(tmp_path):
+    from referee.cli.main import run
+
+    record = tmp_path / "r.jsonl"
+    assert run(["play", "schmier", *["--bot", "false"] * 3, "--record", str(record), "-q"]) == 0
+    code = CHECK.replace("import referee.cli.main\n", "import referee.cli.main\n"
+                         f"assert referee.cli.main.run(['replay', '--verify', {str(record)!r}]) == 0\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    out, loaded = res.stdout.rstrip("\n").rsplit("\n", 1)
+    assert out.startswith("OK: verified 0 decisions; the game ended by forfeit")
+    assert not [m for m in loaded.split() if m.startswith(("structlog", "rich", "trio", "tournaments"))], loaded
