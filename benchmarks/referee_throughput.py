@@ -28,6 +28,7 @@ Usage: python benchmarks/referee_throughput.py [--game back-alley] [--games 9] [
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -118,6 +119,7 @@ async def main() -> None:
     opts = spec.normalize_options(options)
     rates: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
     cpu: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
+    engine_us: list[float] = []  # the engine's own calls per decision: part of any referee's work
     _, steal0 = cpu_ticks()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -131,6 +133,7 @@ async def main() -> None:
             cpu["referee"].append(used / decisions * 1e6)
             # The same game's requests, rebuilt by re-simulating its record, for the baselines.
             requests = rebuild_requests(spec, opts, record)
+            engine_us.append(engine_cpu(spec, opts, record) * 1e6)
             n = len(requests)
             for kind in ("json", "raw"):
                 wall, used = await pingpong(requests, spec.num_seats(opts), json_lines=kind == "json")
@@ -157,7 +160,30 @@ async def main() -> None:
     print(f"  raw-bytes ping-pong    {med['raw']:8.0f}   {ratios('raw')}  stricter")
     print(f"referee process CPU per decision: referee {med_cpu['referee']:.1f} us, JSON-lines ping-pong "
           f"{med_cpu['json']:.1f} us, raw ping-pong {med_cpu['raw']:.1f} us")
+    eng = statistics.median(engine_us)
+    print(f"ceiling: the engine's calls alone (to_act, legal_actions, decision, observe, apply) {eng:.1f} us "
+          f"per decision; JSON-lines ping-pong + engine = {(med_cpu['json'] + eng) / med_cpu['json']:.2f}x the "
+          f"ping-pong (target for the referee <= 1.30x; referee now "
+          f"{med_cpu['referee'] / med_cpu['json']:.2f}x)")
     print(f"cores' worth of time stolen by the hypervisor during the run: {stolen:.2f}")
+
+
+def engine_cpu(spec, options, record: Path) -> float:
+    """CPU seconds per decision of the engine calls a referee must make, replaying the record's actions."""
+    rec = read_record(record)
+    actions = [e.action for e in rec.entries if e.record == "decision"]
+    best = math.inf
+    for _ in range(3):
+        state, _ = spec.new_game(rec.header.seed, options)
+        t0 = time.process_time()
+        for action in actions:
+            seat = state.to_act()
+            state.legal_actions()
+            state.decision()
+            state.observe(seat)
+            state.apply(action)
+        best = min(best, time.process_time() - t0)
+    return best / len(actions)
 
 
 def rebuild_requests(spec, options, record: Path) -> list[tuple[int, dict]]:
