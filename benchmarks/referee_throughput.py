@@ -123,7 +123,7 @@ async def main() -> None:
     _, steal0 = cpu_ticks()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        limits = Limits(sandbox=args.sandbox)
+        limits = Limits(sandbox=args.sandbox, decision_s=10.0)  # enforced, with room for a loaded machine
         await timed_referee(args.game, options, 0, Path(tmp) / "warm-up.jsonl", limits)  # not counted
         for g in range(args.games):
             record = Path(tmp) / f"g{g}.jsonl"
