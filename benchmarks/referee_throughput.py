@@ -28,8 +28,10 @@ Usage: python benchmarks/referee_throughput.py [--game back-alley] [--games 9] [
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -49,6 +51,15 @@ from referee.match.runner import run_match  # noqa: E402
 from referee.match.types import BotSpec, Limits  # noqa: E402
 
 BOT = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
+C_SOURCE = ROOT / "sample_bots" / "c" / "random_bot.c"
+
+
+def c_bot() -> list[str]:
+    """The C random bot, built with the documented command where it is documented to live."""
+    exe = C_SOURCE.with_suffix("")
+    if not exe.exists() or exe.stat().st_mtime < C_SOURCE.stat().st_mtime:
+        subprocess.run(["cc", "-std=c99", "-O2", "-o", str(exe), str(C_SOURCE)], check=True)
+    return [str(exe)]
 
 
 async def pingpong(requests: list[tuple[int, dict]], seats: int, *, json_lines: bool) -> tuple[float, float]:
@@ -91,7 +102,14 @@ async def main() -> None:
     ap.add_argument("--games", type=int, default=9)
     ap.add_argument("--pin", action="store_true", help="run on one core, bots included")
     ap.add_argument("--players", type=int, default=None)
+    ap.add_argument("--bot", choices=("python", "c"), default="python",
+                    help="the sample random bot to play with: Python (default) or C (the referee's cost shows)")
+    ap.add_argument("--sandbox", choices=("auto", "off"), default="auto",
+                    help="the referee's bots run sandboxed (auto, the default) or not")
     args = ap.parse_args()
+    global BOT
+    if args.bot == "c":
+        BOT = c_bot()
     options = {"players": args.players} if args.players else {}
     if args.pin:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -101,18 +119,21 @@ async def main() -> None:
     opts = spec.normalize_options(options)
     rates: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
     cpu: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
+    engine_us: list[float] = []  # the engine's own calls per decision: part of any referee's work
     _, steal0 = cpu_ticks()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        await timed_referee(args.game, options, 0, Path(tmp) / "warm-up.jsonl")  # not counted
+        limits = Limits(sandbox=args.sandbox, decision_s=10.0)  # enforced, with room for a loaded machine
+        await timed_referee(args.game, options, 0, Path(tmp) / "warm-up.jsonl", limits)  # not counted
         for g in range(args.games):
             record = Path(tmp) / f"g{g}.jsonl"
             # The referee, timed from its first request to its last reply.
-            decisions, wall, used = await timed_referee(args.game, options, g + 1, record)
+            decisions, wall, used = await timed_referee(args.game, options, g + 1, record, limits)
             rates["referee"].append(decisions / wall)
             cpu["referee"].append(used / decisions * 1e6)
             # The same game's requests, rebuilt by re-simulating its record, for the baselines.
             requests = rebuild_requests(spec, opts, record)
+            engine_us.append(engine_cpu(spec, opts, record) * 1e6)
             n = len(requests)
             for kind in ("json", "raw"):
                 wall, used = await pingpong(requests, spec.num_seats(opts), json_lines=kind == "json")
@@ -131,14 +152,38 @@ async def main() -> None:
         return (f"ratio {med['referee'] / med[kind]:.2f}; paired median {statistics.median(p):.2f} "
                 f"(range {p[0]:.2f}-{p[-1]:.2f})")
 
-    print(f"\n{args.game}{' pinned to one core' if args.pin else ''}, medians of {args.games} games, "
+    pinned = ", pinned to one core" if args.pin else ""
+    print(f"\n{args.game}, {args.bot} bots, sandbox {limits.sandbox}{pinned}, medians of {args.games} games, "
           "decisions per second:")
     print(f"  referee                {med['referee']:8.0f}")
     print(f"  JSON-lines ping-pong   {med['json']:8.0f}   {ratios('json')}  target >= 0.70")
     print(f"  raw-bytes ping-pong    {med['raw']:8.0f}   {ratios('raw')}  stricter")
     print(f"referee process CPU per decision: referee {med_cpu['referee']:.1f} us, JSON-lines ping-pong "
           f"{med_cpu['json']:.1f} us, raw ping-pong {med_cpu['raw']:.1f} us")
+    eng = statistics.median(engine_us)
+    print(f"ceiling: the engine's calls alone (to_act, legal_actions, decision, observe, apply) {eng:.1f} us "
+          f"per decision; JSON-lines ping-pong + engine = {(med_cpu['json'] + eng) / med_cpu['json']:.2f}x the "
+          f"ping-pong (target for the referee <= 1.30x; referee now "
+          f"{med_cpu['referee'] / med_cpu['json']:.2f}x)")
     print(f"cores' worth of time stolen by the hypervisor during the run: {stolen:.2f}")
+
+
+def engine_cpu(spec, options, record: Path) -> float:
+    """CPU seconds per decision of the engine calls a referee must make, replaying the record's actions."""
+    rec = read_record(record)
+    actions = [e.action for e in rec.entries if e.record == "decision"]
+    best = math.inf
+    for _ in range(3):
+        state, _ = spec.new_game(rec.header.seed, options)
+        t0 = time.process_time()
+        for action in actions:
+            seat = state.to_act()
+            state.legal_actions()
+            state.decision()
+            state.observe(seat)
+            state.apply(action)
+        best = min(best, time.process_time() - t0)
+    return best / len(actions)
 
 
 def rebuild_requests(spec, options, record: Path) -> list[tuple[int, dict]]:
@@ -156,7 +201,8 @@ def rebuild_requests(spec, options, record: Path) -> list[tuple[int, dict]]:
     return out
 
 
-async def timed_referee(game: str, options: dict, seed: int, record: Path) -> tuple[int, float, float]:
+async def timed_referee(game: str, options: dict, seed: int, record: Path,
+                        limits: Limits) -> tuple[int, float, float]:
     """A full game through run_match, timed from the first request to the last reply."""
     import referee.match.runner as runner
 
@@ -177,7 +223,7 @@ async def timed_referee(game: str, options: dict, seed: int, record: Path) -> tu
         spec = get_game(game)
         n = spec.num_seats(spec.normalize_options(options))
         bots = [BotSpec("random", tuple(BOT + [str(seed * 10 + s)])) for s in range(n)]
-        result = await run_match(game, options, bots, seed=seed, record_path=record)
+        result = await run_match(game, options, bots, seed=seed, record_path=record, limits=limits)
     finally:
         runner._Match._play = original
     assert result.fault is None, result.fault

@@ -47,7 +47,7 @@ from referee.errors import UserFault
 from referee.games import GAMES, GameError, GameSpec, get_game
 from referee.match.bubblewrap import SandboxMode
 from referee.match.commands import CommandError, check_command
-from referee.match.types import BotSpec, Limits
+from referee.match.types import MAX_TIME_S, BotSpec, Limits
 
 from .schedule import SECRET_BYTES, SEED_BITS, PlannedGame, ScheduledGame, Shape, bot_seed, plan, schedule
 
@@ -93,7 +93,6 @@ class _Model(BaseModel):
 #: The largest value each limit accepts.  Past these a setting is a typo (or
 #: ``inf``), and the calls that apply it would overflow (``prlimit`` takes
 #: bytes in 64 bits, deadlines become milliseconds).  docs/misbehaving.md lists them.
-MAX_TIME_S = 86_400.0  # handshake_s, decision_s, time_bank_s: one day
 MAX_MEMORY_MB = 1 << 20  # 1 TiB
 MAX_CPU_S = 86_400  # one day of CPU time
 MAX_PROCESSES = 65_536

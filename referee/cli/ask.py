@@ -8,24 +8,26 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import trio
 import typer
 
-from referee.cli.common import bot_specs_for_seats, make_console, resolve_sandbox
 from referee.cli.errors import UserError
 from referee.cli.play import EXIT_FORFEIT, print_result
-from referee.match.ask import Replay, ask, describe_recorded, play_on, recorded_bots
 from referee.match.bubblewrap import SandboxMode
-from referee.match.record import read_record
-from referee.match.runner import game_position
 
 EXIT_REFUSED = 1  # the re-asked bot's reply was refused, or never came
+
+if TYPE_CHECKING:
+    from referee.match.ask import Replay
+
 
 
 def _where(replay: Replay, n: int) -> str:
     """``seat 2, deal 3, play`` for request ``n``, from the request line itself."""
+    from referee.match.runner import game_position
+
+
     seat = replay.request(n).seat
     request = json.loads(replay.lines_for(seat, n)[-1].data)
     where = [f"seat {seat}", *(f"{k} {v}" for k, v in game_position(request["state"]).items()), request["decision"]]
@@ -56,6 +58,13 @@ def register(app: typer.Typer) -> None:
         earlier requests, whose replies are read and ignored (the recorded action is applied),
         then request N; its reply is judged as in a game. Exit status 0 when the reply is legal,
         1 when it is refused or never comes (with --from: 0, or 3 if the new game ended by a forfeit)."""
+        import trio
+
+        from referee.cli.common import bot_specs_for_seats, make_console, resolve_sandbox
+        from referee.match.ask import Replay, ask, describe_recorded, play_on, recorded_bots
+        from referee.match.record import read_record
+
+
         rec = read_record(record)
         replay = Replay(rec)
         mode = sandbox.value if sandbox is not None else None

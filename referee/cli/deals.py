@@ -16,10 +16,6 @@ from typing import Annotated
 import typer
 
 from referee.cli.errors import UserError
-from referee.games import GameError, get_game
-from tournaments.config import format_deals
-from tournaments.durable import write_atomic
-from tournaments.schedule import deal_set
 
 MAX_DEALS = 10_000_000
 
@@ -34,6 +30,12 @@ def register(app: typer.Typer) -> None:
             "--output", "-o", help="File to write (replaced if it exists); default: standard output.")] = None,
     ) -> None:
         """Write a deals file: deal seeds a tournament can play with `deals = "FILE"`."""
+        from referee.games import GameError, get_game
+        from tournaments.config import format_deals
+        from tournaments.durable import write_atomic
+        from tournaments.schedule import deal_set
+
+
         try:
             spec = get_game(game)
         except GameError as exc:

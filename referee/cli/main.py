@@ -14,7 +14,6 @@ import typer
 
 from referee.cli import ask, play, replay, worker
 from referee.errors import EXIT_BUG, describe_bug, save_traceback, user_fault_in
-from referee.logging import configure_logging
 
 EXIT_INTERRUPTED = 130
 
@@ -27,10 +26,20 @@ app = typer.Typer(
 )
 
 
+# Commands that log nothing (they read files and print): they skip structlog's import,
+# a large share of `replay --verify`'s start-up.
+_SILENT_COMMANDS = {"replay"}
+
+
 @app.callback()
 def _root(
+    ctx: typer.Context,
     log_level: str = typer.Option("warning", help="Diagnostics on stderr: debug, info, warning, error."),
 ) -> None:
+    if ctx.invoked_subcommand in _SILENT_COMMANDS:
+        return
+    from referee.logging import configure_logging  # here: `referee --help` never gets this far
+
     configure_logging(log_level)
 
 

@@ -6,27 +6,17 @@ import dataclasses
 import math
 import secrets
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import trio
 import typer
-from pydantic import ValidationError
 
-from referee.cli.common import (
-    bot_specs_for_seats,
-    describe_isolation,
-    make_console,
-    parse_option_pairs,
-    resolve_sandbox,
-    score_table,
-)
 from referee.cli.errors import UserError
-from referee.games import GAMES, Outcome, get_game
 from referee.match.bubblewrap import SandboxMode
-from referee.match.record import entries_from_dicts
-from referee.match.runner import run_match
-from referee.match.types import Limits, MatchResult, fault_line
-from tournaments.config import LimitsConfig
+from referee.match.types import Limits
+
+if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` needs none of it
+    from referee.games import Outcome
+    from referee.match.types import MatchResult
 
 _DEFAULTS = Limits()
 
@@ -46,6 +36,10 @@ _LIMIT_FLAGS = {
 def limits_from_flags(values: dict[str, int]) -> Limits:
     """The match limits from ``referee play``'s flags, checked by the same model (and
     bounds) as a tournament file's ``[limits]``; a bad value is one ``UserError``."""
+    from pydantic import ValidationError
+
+    from tournaments.config import LimitsConfig
+
     fields: dict[str, Any] = {}
     for flag, value in values.items():
         field, scale = _LIMIT_FLAGS[flag]
@@ -69,6 +63,8 @@ def _num(x: float) -> str:
 
 def _range_text(field: str, scale: int) -> str:
     """``LimitsConfig``'s bounds on ``field`` in flag units: "0 or more and at most 1048576"."""
+    from tournaments.config import LimitsConfig
+
     parts = []
     for bound in LimitsConfig.model_fields[field].metadata:
         if getattr(bound, "ge", None) is not None:
@@ -101,6 +97,10 @@ def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str])
 
 
 def print_result(result: MatchResult, quiet: bool) -> None:
+    from referee.cli.common import describe_isolation, make_console, score_table
+    from referee.games import GAMES
+    from referee.match.record import entries_from_dicts
+
     console = make_console()
     spec = GAMES[result.game]
     spec_teams: dict[int, list[int]] = {}
@@ -129,6 +129,8 @@ def print_result(result: MatchResult, quiet: bool) -> None:
 
 def match_fault_line(result: MatchResult) -> str | None:
     """The fault line of a forfeited game (``types.fault_line``), or None."""
+    from referee.match.types import fault_line
+
     f = result.fault
     if f is None:
         return None
@@ -180,6 +182,12 @@ def register(app: typer.Typer) -> None:
         Exit status: 0 the game was played to its end; 3 it ended by a forfeit (a fault
         line names the bot, the request and the command that shows it); 2 bad input;
         74 an output file could not be written; 70 a bug in the referee; 130 interrupted."""
+        import trio
+
+        from referee.cli.common import bot_specs_for_seats, parse_option_pairs, resolve_sandbox
+        from referee.games import get_game
+        from referee.match.runner import run_match
+
         spec = get_game(game)
         opts = parse_option_pairs(option)
         if players is not None:

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from referee.cli.common import make_console, score_table
 from referee.cli.errors import UserError
-from referee.games import GAMES
-from referee.match.ask import Replay
-from referee.match.record import FaultLine, Record, read_record
-from referee.match.verify import verify_record
-from referee.replay import RENDERERS, Renderer, TurnRenderer, entries_for_seat, public_entries, rules_version_problem
+
+if TYPE_CHECKING:
+    from referee.match.record import Record
+    from referee.replay import Renderer
 
 
 def header_lines(rec: Record) -> list[str]:
@@ -52,6 +50,21 @@ def register(app: typer.Typer) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
         if (events or history) and request is None:
             raise UserError("--events and --history go with --request N")
+        # Imported here, not above: `referee --help` and the other commands need none of it,
+        # and a sound record's --verify needs only the verifier.
+        from referee.match.verify import verify_fast, verify_record
+
+        if verify and html is None and request is None and (fast := verify_fast(record)) is not None:
+            header, result = fast  # a sound record, checked without parsing it all
+            if seat is not None and not 0 <= seat < len(header.seats):
+                raise UserError(f"--seat {seat}: this game has seats 0 … {len(header.seats) - 1}")
+            print("OK: " + result.message)  # one plain line, as the console prints it below
+            raise typer.Exit(0)
+        from referee.cli.common import make_console, score_table
+        from referee.games import GAMES
+        from referee.match.record import FaultLine, read_record
+        from referee.replay import RENDERERS, TurnRenderer, entries_for_seat, public_entries, rules_version_problem
+
         rec = read_record(record)
         if request is not None:
             print_request(rec, request, events=events, history=history)
@@ -110,6 +123,8 @@ def register(app: typer.Typer) -> None:
 def parts_wanted(renderer: Renderer, game: str, deal: int | None, turn: int | None, turns: str | None,
                  board_every: int | None) -> tuple[int, int] | None:
     """Check the options that pick part of a game; the (first, last) turns to show, if any."""
+    from referee.games import GAMES
+
     title = GAMES[game].title
     if renderer.unit == "deal":
         for flag, value in (("--turn", turn), ("--turns", turns), ("--board-every", board_every)):
@@ -158,6 +173,8 @@ def write_html_replay(rec: Record, path: Path, *, verify: bool, summary: bool, d
 
 def print_request(rec: Record, n: int, *, events: bool, history: bool) -> None:
     """``--request N``: the request line (and before it the seat's events, or its whole history), raw."""
+    from referee.match.ask import Replay
+
     replay = Replay(rec)
     seat = replay.request(n).seat
     lines = replay.lines_for(seat, n)

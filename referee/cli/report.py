@@ -14,8 +14,6 @@ from typing import Annotated
 import typer
 
 from referee.cli.errors import UserError
-from tournaments.html_report import write_html_report
-from tournaments.standings_files import standings_paths
 
 
 def register(app: typer.Typer) -> None:
@@ -25,6 +23,10 @@ def register(app: typer.Typer) -> None:
         html: Annotated[Path, typer.Option("--html", help="Where to write the page (e.g. report.html).")],
     ) -> None:
         """Write a tournament's standings, charts and games as one HTML page."""
+        from tournaments.html_report import write_html_report
+        from tournaments.standings_files import standings_paths
+
+
         json_path, _ = standings_paths(output)
         try:
             data = json.loads(json_path.read_text(encoding="utf-8"))

@@ -20,22 +20,18 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import trio
 import typer
-from rich.console import Console
 
-from referee.cli.common import describe_isolation, make_console, parse_option_pairs, resolve_sandbox
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
-from tournaments.config import MAX_TIME_S, Tournament, describe_overrides, load_file, parse, parse_secret, resolve
-from tournaments.output import open_output
-from tournaments.report import LiveSummary, PlainProgress, RichProgress, print_standings, write_html_report
-from tournaments.results import GameResult, game_fault_line
-from tournaments.runner import run_tournament
-from tournaments.sprt import SprtError, SprtRun, SprtSpec
-from tournaments.standings_files import standings_paths
+from referee.match.types import MAX_TIME_S
+
+if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` needs none of it
+    from tournaments.config import Tournament
+    from tournaments.results import GameResult
+    from tournaments.sprt import SprtRun, SprtSpec
 
 _MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
 
@@ -74,6 +70,8 @@ SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "reference")
 def _sprt_settings(data: dict[str, Any], sprt: str | None, max_games: int | None,
                    reference: str | None) -> tuple[SprtSpec, int | None, str | None] | None:
     """The SPRT asked for by the file's ``[sprt]`` table and the flags (flags win), if any."""
+    from tournaments.sprt import SprtError, SprtSpec
+
     table = data.pop("sprt", None)
     if table is not None and not isinstance(table, dict):
         raise UserError("sprt: expected a table, e.g. [sprt] elo0 = 0, elo1 = 5")
@@ -111,6 +109,9 @@ def build_run(
     **settings: Any,
 ) -> tuple[Tournament, SprtRun | None]:
     """``build_tournament``'s tournament, and the SPRT to run on it, if one is asked for."""
+    from tournaments.config import load_file
+    from tournaments.sprt import SprtError, SprtRun
+
     data: dict[str, Any] = load_file(file) if file is not None else {}
     wanted = _sprt_settings(data, sprt, max_games, sprt_reference)
     if wanted is None:
@@ -150,6 +151,9 @@ def _build(
     gauntlet: Sequence[str] = (),
     cwd: Path | None = None,
 ) -> Tournament:
+    from referee.cli.common import parse_option_pairs
+    from tournaments.config import parse, parse_secret, resolve
+
     cwd = cwd or Path.cwd()
     flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
              "jobs": jobs, "pin_cores": pin_cores, "sandbox": sandbox, "dask": dask}
@@ -196,6 +200,8 @@ def describe_sprt(run: SprtRun) -> str:
 def describe_plan(t: Tournament, done: int, isolation: str | None = None) -> str:
     """The plan: what will be played (one line), then one line per entrant with limits of its own."""
     from math import factorial
+
+    from tournaments.config import describe_overrides
 
     def n(count: int, word: str) -> str:
         return f"{count} {word}{'' if count == 1 else 's'}"
@@ -283,6 +289,15 @@ def register(app: typer.Typer) -> None:
             "--dry-run", help="Check the settings, print the plan and stop.")] = False,
     ) -> None:
         """Run a tournament (round robin or gauntlet) with duplicate deals, in parallel, resumable, growable."""
+        import trio
+        from rich.console import Console
+
+        from referee.cli.common import describe_isolation, make_console, resolve_sandbox
+        from tournaments.output import open_output
+        from tournaments.report import LiveSummary, PlainProgress, RichProgress, print_standings, write_html_report
+        from tournaments.runner import run_tournament
+        from tournaments.standings_files import standings_paths
+
         t, sprt_run = build_run(
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
             games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
@@ -329,6 +344,8 @@ def register(app: typer.Typer) -> None:
 
 def fault_summary(results: dict[int, GameResult], game: str, output: Path) -> list[str]:
     """The end-of-run list of every faulted game (resumed ones too), by game id: one fault line each."""
+    from tournaments.results import game_fault_line
+
     lines = [line for _, r in sorted(results.items()) if (line := game_fault_line(r, game, output)) is not None]
     if not lines:
         return []
@@ -343,6 +360,8 @@ async def _until_interrupted(start):
     Cancellation instead reaches every game at a checkpoint, and each game's
     shielded teardown stops its bots.
     """
+    import trio
+
     interrupted = False
     result = None
     error: Exception | None = None

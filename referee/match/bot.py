@@ -91,7 +91,8 @@ class BotProcess(BotChannel):
             sandbox.apply_limits(self.pid, self.limits)
         self._stdout_poll = select.poll()
         self._stdout_poll.register(self.process.stdout.fileno(), select.POLLIN)  # type: ignore[union-attr]
-        self.family = sandbox.Family(self.pid, self.bot_id)
+        procs_files = (str(self.cgroup.dirs[-1] / "cgroup.procs"),) if self.cgroup is not None else ()
+        self.family = sandbox.Family(self.pid, self.bot_id, contained=self.jail is not None, procs_files=procs_files)
         nursery.start_soon(self._pump_stderr)
         nursery.start_soon(self._watch)
 
@@ -221,8 +222,7 @@ class BotProcess(BotChannel):
         family, limits = self.family, self.limits
         if self.limit_fault is not None or family is None:
             return self.limit_fault
-        snap = await sandbox.snapshot(not_before=trio.current_time() - max_age)
-        members = family.members(snap)
+        members = await sandbox.family_members(family, max_age)
         count = len(members) - (JAIL_PROCESSES if self.jail is not None else 0)
         if limits.max_processes and count > limits.max_processes:
             fault = BotFault(FaultReason.PROCESS_LIMIT,
@@ -342,7 +342,7 @@ class BotProcess(BotChannel):
             pipe = f"pipe:[{os.fstat(stdout.fileno()).st_ino}]"
         except (OSError, ValueError):
             return False
-        members = family.members(sandbox.Snapshot(0.0, sandbox.scan_procs({})))
+        members = family.scan_now()
         bot = [pid for pid in members if pid != self.pid]  # all but bwrap outside
         if not bot:
             return False

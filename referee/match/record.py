@@ -302,7 +302,7 @@ def read_record(path: Path) -> Record:
     lines = raw.split(b"\n")
     if not lines[0].strip():
         raise RecordError(f"{path}: empty file, not a match record")
-    rec = Record(path=path, header=_read_header(path, lines[0]))
+    rec = Record(path=path, header=read_header(path, lines[0]))
     for i, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -329,7 +329,8 @@ def read_record(path: Path) -> Record:
     return rec
 
 
-def _read_header(path: Path, line: bytes) -> HeaderLine:
+def read_header(path: Path, line: bytes) -> HeaderLine:
+    """The header from a record's first line (``path`` names it in errors); ``RecordError`` if it is not one."""
     try:
         header = _LINE.validate_json(line)
     except ValidationError as exc:

@@ -9,20 +9,28 @@ Three layers, each cheap:
   group and session ids equal its pid, and with ``REFEREE_BOT_ID`` in its
   environment, a token unique to this bot process.
 * **While it runs** (the watchdog in ``BotProcess``): every
-  ``WATCH_INTERVAL_S`` one scan of ``/proc`` (shared by every bot of the
-  referee process) finds the bot's *family* and counts its live processes and
-  their resident memory.  ``RLIMIT_NPROC`` is not used: it counts every
-  process of the user (and threads), and root ignores it.
+  ``WATCH_INTERVAL_S`` a scan finds the bot's *family* and counts its live
+  processes and their resident memory.  ``RLIMIT_NPROC`` is not used: it
+  counts every process of the user (and threads), and root ignores it.
 * **At teardown** (``sweep``): the family is killed with SIGKILL, scanned
   again and killed again until a scan finds nobody.
 
-The family of a bot is every live process that is, or descends (by parent
-pid) from, the bot; or is in the bot's process group or session; or carries
-the bot's ``REFEREE_BOT_ID`` in its environment; or was seen in the family
-before (same pid and start time).  What escapes: a descendant that leaves the
-session, *and* replaces its environment, *and* whose parent exits before the
-next scan.  Closing that gap needs a cgroup (pids controller) or a uid per
-bot; see docs/misbehaving.md.
+A *contained* family (a sandboxed bot: its own pid namespace, where orphans
+are re-parented to the bot itself, and its cgroup where there is one) is
+scanned on its own (``Family.scan``): the processes listed in the cgroup's
+``cgroup.procs``, the root and the members seen before (same pid and start
+time), and everything below them by ``/proc/PID/task/*/children``.  That
+reads a few files per member, whatever else runs on the machine.
+
+An uncontained family (``--sandbox off``) is found in one scan of all of
+``/proc`` (``scan_procs``, shared by every bot of the referee process): every
+live process that is, or descends (by parent pid) from, the bot; or is in the
+bot's process group or session; or carries the bot's ``REFEREE_BOT_ID`` in its
+environment; or was seen in the family before (same pid and start time).  What
+escapes: a descendant that leaves the session, *and* replaces its environment,
+*and* whose parent exits before the next scan.  Closing that gap needs a cgroup
+(pids controller) or a pid namespace, which is what the sandbox gives; see
+docs/misbehaving.md.
 
 Linux only: without ``/proc`` the scans are empty and only the process group
 is signalled.
@@ -236,19 +244,103 @@ async def snapshot(not_before: float) -> Snapshot:
         return sc.last
 
 
+async def family_members(family: Family, max_age: float = 0.0) -> dict[int, ProcInfo]:
+    """The family's live processes: a contained family's own scan, else from a
+    machine-wide scan at most ``max_age`` old (shared by every bot of this run)."""
+    if family.contained:
+        # In a worker thread, as the machine-wide scan runs: besides keeping file reads off
+        # the event loop, this keeps Trio's cached worker threads in use, and bwrap's
+        # --die-with-parent kills a sandbox when the thread that spawned it exits (after
+        # 10 s idle: a known gap, still open), so the threads the bots were spawned from stay.
+        return await trio.to_thread.run_sync(family.scan)
+    return family.members(await snapshot(not_before=trio.current_time() - max_age))
+
+
 # -- a bot's family -----------------------------------------------------------------
 
 
-class Family:
-    """The processes that belong to one bot (see the module docstring)."""
+def _children(pid: int) -> list[int]:
+    """The pids of ``pid``'s children (of all its threads); empty if it is gone."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    out: list[int] = []
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                out.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return out
 
-    def __init__(self, root: int, bot_id: str) -> None:
+
+def _read_pids(path: str) -> list[int]:
+    """The pids a cgroup's ``cgroup.procs`` lists (empty if it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return [int(p) for p in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+class Family:
+    """The processes that belong to one bot (see the module docstring).
+
+    ``contained``: the bot runs in a pid namespace of its own (the sandbox), so
+    its family is found from the bot down, never from all of ``/proc``;
+    ``procs_files``: its cgroup's ``cgroup.procs`` files, whose processes are
+    members whatever their parents."""
+
+    def __init__(self, root: int, bot_id: str, *, contained: bool = False,
+                 procs_files: tuple[str, ...] = ()) -> None:
         self.root = root
         self.bot_id = bot_id
+        self.contained = contained
+        self.procs_files = procs_files
         stat = _read_stat(root)
         self.root_start = stat[3] if stat is not None else None
         self._known: dict[int, int] = {}  # pid -> start time, of members seen so far
         self.peak_processes = 0
+
+    def scan(self) -> dict[int, ProcInfo]:
+        """A contained family as it is now, from its own processes only (sync;
+        a few files read per member, nothing per other process on the machine)."""
+        known = self._known
+        trusted: set[int] = set()  # listed by the kernel as ours: no start-time check
+        for path in self.procs_files:
+            trusted.update(_read_pids(path))
+        checked = {pid: start for pid, start in known.items()}  # seen before: same process only
+        if self.root_start is not None:
+            checked.setdefault(self.root, self.root_start)
+        fam: dict[int, ProcInfo] = {}
+        visited: set[int] = set()
+        stack = [(pid, True) for pid in trusted] + [(pid, False) for pid in checked]
+        while stack:
+            pid, sure = stack.pop()
+            if pid in visited:
+                continue
+            stat = _read_stat(pid)
+            if stat is None:
+                continue
+            ppid, pgid, sid, start, state, rss, ticks = stat
+            if not sure and checked[pid] != start:
+                continue  # the pid names another process now (a child may still reach it)
+            visited.add(pid)
+            info = ProcInfo(pid, ppid, pgid, sid, start, state, rss * _PAGE, None, ticks / _TICKS)
+            if info.alive:
+                fam[pid] = info
+            stack.extend((child, True) for child in _children(pid))  # a member's child is a member
+        known.clear()
+        known.update((pid, p.start) for pid, p in fam.items())
+        self.peak_processes = max(self.peak_processes, len(fam))
+        return fam
+
+    def scan_now(self) -> dict[int, ProcInfo]:
+        """The family as it is now, by whichever scan fits it (sync)."""
+        if self.contained:
+            return self.scan()
+        return self.members(Snapshot(0.0, scan_procs({})))
 
     def members(self, snap: Snapshot) -> dict[int, ProcInfo]:
         procs = snap.procs
@@ -308,8 +400,7 @@ async def sweep(family: Family, rounds: int = 50) -> int:
     add members between a scan and the kills."""
     signal_group(family, signal.SIGKILL)
     for i in range(rounds):
-        snap = await snapshot(not_before=trio.current_time())
-        members = family.members(snap)
+        members = await family_members(family)
         if not members:
             return i
         await trio.to_thread.run_sync(kill_members, members)

@@ -6,8 +6,12 @@ import enum
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from referee.games import Outcome
+if TYPE_CHECKING:
+    from referee.games import Outcome
+
+MAX_TIME_S = 86_400.0  # the longest handshake, decision or time bank a setting may ask for: one day
 
 
 class FaultReason(str, enum.Enum):
@@ -253,6 +257,8 @@ class MatchResult:
 
     @classmethod
     def from_json(cls, data: dict) -> MatchResult:
+        from referee.games import Outcome  # here, not above: the CLI's --help imports this module
+
         return cls(
             game=data["game"], seed=data["seed"], options=dict(data["options"]),
             seats=[BotSpec.from_json(b) for b in data["seats"]], outcome=Outcome.from_json(data["outcome"]),

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import referee.cli.replay
+import referee.match.record
+import referee.match.verify
 from referee.cli.errors import UserError
 from referee.errors import (
     EXIT_BUG, EXIT_OUTPUT, EXIT_USER, OutputError, RefereeBug, UserFault, user_fault_in,
@@ -53,10 +54,10 @@ def test_a_bug_is_one_line_with_the_path_of_its_saved_traceback(tmp_path, monkey
     code, _, err = referee_in_process("play", "schmier", *["--bot", "false"] * 3, "--record", record, "-q")
     assert code == 3, err  # every bot exits at once: a forfeit
 
-    def explode(rec):
+    def explode(path):
         raise KeyError("a bug in verify")
 
-    monkeypatch.setattr(referee.cli.replay, "verify_record", explode)
+    monkeypatch.setattr(referee.match.verify, "verify_fast", explode)  # what --verify calls first
     code, out, err = referee_in_process("replay", record, "--verify")
     assert code == 70
     (line,) = err.splitlines()
@@ -92,6 +93,6 @@ def test_an_interrupt_is_status_130(exc, said, monkeypatch):
     def interrupted(rec):
         raise exc
 
-    monkeypatch.setattr(referee.cli.replay, "read_record", interrupted)
+    monkeypatch.setattr(referee.match.record, "read_record", interrupted)
     code, _, err = referee_in_process("replay", "x.jsonl")
     assert code == 130 and err == said

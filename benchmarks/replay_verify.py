@@ -1,0 +1,127 @@
+"""``referee replay --verify`` on a long Schmier record, decisions per CPU second.
+
+    python benchmarks/replay_verify.py [--runs 5] [--seed 1]
+
+Plays one Schmier game with six C random bots (unsandboxed, record written),
+then verifies its record, each way measured in the same run:
+
+* the command, ``referee replay --verify RECORD`` (CPU of the child process,
+  start-up included): the figure the target is about (>= 25,000/s);
+* the same command as it was before the fast path, rebuilt: a process that
+  imports what the old CLI imported at start (every command's module) and
+  runs the typed path, ``verify_record(read_record(path))``;
+* in-process, start-up excluded: the fast path (``verify_fast``), the typed
+  path, and re-simulating the game alone (engine calls only: the ceiling of
+  any verifier).
+
+Medians of ``--runs``.  Standard library + the project (and a C compiler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from referee_throughput import c_bot  # noqa: E402
+
+from referee.games import get_game  # noqa: E402
+from referee.match.record import read_record  # noqa: E402
+from referee.match.runner import run_match  # noqa: E402
+from referee.match.types import BotSpec, Limits  # noqa: E402
+from referee.match.verify import verify_fast, verify_record  # noqa: E402
+
+OLD_COMMAND = """
+import sys
+import referee.cli.main, referee.cli.common, referee.replay, referee.match.runner, tournaments.runner
+import tournaments.config, tournaments.report, tournaments.output, trio, rich.console
+from referee.match.record import read_record
+from referee.match.verify import verify_record
+assert verify_record(read_record(sys.argv[1])).ok
+"""
+
+
+def child_cpu(argv: list[str]) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def cpu_of(fn) -> float:
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def resimulate(path: Path) -> None:
+    """The engine calls of a verification and nothing else: the actions, read beforehand."""
+    rec = read_record(path)
+    actions = [e.action for e in rec.entries if e.record == "decision"]
+    spec = get_game(rec.header.game)
+    state, _ = spec.new_game(rec.header.seed, spec.normalize_options(rec.header.options))
+
+    def run() -> None:
+        s, _ = spec.new_game(rec.header.seed, spec.normalize_options(rec.header.options))
+        for a in actions:
+            s.to_act()
+            s.decision()
+            s.legal_actions()
+            s.apply(a)
+        assert s.outcome() is not None
+
+    return run
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    bot = c_bot()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "schmier.jsonl"
+        for seed in range(args.seed, args.seed + 20):  # a long game: 10,000 decisions or more
+            bots = [BotSpec("c-random", (*bot, str(seed * 10 + s))) for s in range(6)]
+            result = trio.run(lambda: run_match("schmier", {}, bots, seed=seed, record_path=path,  # noqa: B023
+                                                limits=Limits(sandbox="off")))
+            if result.decisions >= 10_000:
+                break
+        n = result.decisions
+        size = path.stat().st_size
+        engine_only = resimulate(path)
+        cpu: dict[str, list[float]] = {k: [] for k in ("command", "old_command", "fast", "typed", "engine")}
+        for _ in range(args.runs):
+            command = [sys.executable, "-m", "referee.cli.main", "replay", "--verify", str(path)]
+            cpu["command"].append(child_cpu(command))
+            cpu["old_command"].append(child_cpu([sys.executable, "-c", OLD_COMMAND, str(path)]))
+            cpu["fast"].append(cpu_of(lambda: verify_fast(path)))
+            cpu["typed"].append(cpu_of(lambda: verify_record(read_record(path))))
+            cpu["engine"].append(cpu_of(engine_only))
+        assert verify_fast(path) is not None
+    rate = {k: n / statistics.median(v) for k, v in cpu.items()}
+    print(f"schmier record of {n} decisions ({size} bytes, seed {seed}); "
+          f"decisions per CPU second, medians of {args.runs} (load {os.getloadavg()[0]:.2f}):")
+    print(f"  referee replay --verify (command)          {rate['command']:9.0f}   target >= 25000")
+    print(f"  the command before the fast path (rebuilt) {rate['old_command']:9.0f}   "
+          f"ratio {rate['command'] / rate['old_command']:.2f}  target >= 5")
+    print(f"  in-process: fast path (verify_fast)        {rate['fast']:9.0f}")
+    print(f"  in-process: typed path (read + verify)     {rate['typed']:9.0f}   "
+          f"ratio fast / typed {rate['fast'] / rate['typed']:.2f}")
+    print(f"  in-process: engine calls alone (ceiling)   {rate['engine']:9.0f}")
+
+
+if __name__ == "__main__":
+    main()
