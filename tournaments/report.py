@@ -210,8 +210,19 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
     return tables
 
 
-def print_standings(data: dict[str, Any], console: Console) -> None:
+def print_standings(data: dict[str, Any], console: Console,
+                    times: Mapping[str, tuple[int, float, float]] | None = None) -> None:
+    """The standings tables; with ``times`` (``standings.decision_times``), each entrant's
+    decision times too (a measurement, so not part of ``standings.json``)."""
     for table in standings_tables(data):
+        console.print(table)
+    if times:
+        table = Table(title="Decision time (ms per reply)", header_style="bold")
+        for col in ("entrant", "decisions", "mean", "max"):
+            table.add_column(col, justify="left" if col == "entrant" else "right", no_wrap=True)
+        for e in data["entrants"]:
+            if (t := times.get(e["name"])) is not None:
+                table.add_row(e["name"], str(t[0]), f"{t[1]:.1f}", f"{t[2]:.1f}")
         console.print(table)
     for line in describe_overrides(data.get("overrides", {})):
         console.print(f"own limits: {line}", markup=False, highlight=False)

@@ -104,6 +104,9 @@ class GameResult:
     record: str | None = None  # path relative to the output directory
     record_sha256: str | None = None  # hex SHA-256 of the record file, set when the line is written
     sandbox: str = "off"  # how its bots ran: "bwrap" (isolated) or "off"
+    # Per team: its replies' (decisions, total ms, longest ms); like duration_s, a
+    # measurement no standings.json figure uses. Absent from older lines.
+    times: tuple[tuple[int, float, float], ...] | None = None
 
     @property
     def deal_key(self) -> tuple[tuple[str, ...], int]:
@@ -118,12 +121,21 @@ class GameResult:
             fault = GameFault(f.seat, team, game.teams[team], f.reason.value, f.message,
                               f.request, f.deal, f.turn)
         outcome = result.outcome
+        times = None
+        if result.decision_ms:
+            per_team = [[0, 0.0, 0.0] for _ in game.teams]
+            for seat, (count, total, longest) in enumerate(result.decision_ms):
+                t = per_team[team_of_seat(seat, len(game.teams))]
+                t[0] += count
+                t[1] += total
+                t[2] = max(t[2], longest)
+            times = tuple((int(c), round(t, 3), m) for c, t, m in per_team)
         return cls(
             game_id=game.id, pairing=game.pairing, deal=game.deal, arrangement=game.arrangement,
             teams=game.teams, seed=game.seed, status=outcome.status,
             winners=tuple(outcome.winners), scores=tuple(outcome.scores), reason=outcome.reason,
             fault=fault, decisions=result.decisions, duration_s=round(result.duration_s, 3),
-            record=record, sandbox=result.sandbox,
+            record=record, sandbox=result.sandbox, times=times,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -145,6 +157,7 @@ class GameResult:
             "record": self.record,
             "record_sha256": self.record_sha256,
             "sandbox": self.sandbox,
+            **({"times": [list(t) for t in self.times]} if self.times is not None else {}),
         }
 
     def to_line(self, secret: bytes) -> bytes:
@@ -172,6 +185,7 @@ class GameResult:
             record=data.get("record"),
             record_sha256=data.get("record_sha256"),
             sandbox=str(data.get("sandbox", "off")),
+            times=tuple((int(c), float(t), float(m)) for c, t, m in data["times"]) if data.get("times") else None,
         )
 
     def matches(self, game: ScheduledGame) -> bool:

@@ -453,3 +453,21 @@ def paired_comparisons(names: Sequence[str], num_teams: int, units: Sequence[Uni
                 else:
                     comp.diffs.append(u.a_minus_b(a, b))
     return [pairs[key] for key in sorted(pairs, key=lambda k: (order[k[0]], order[k[1]]))]
+
+
+def decision_times(names: Sequence[str], results: Iterable[GameResult]) -> dict[str, tuple[int, float, float]]:
+    """Per entrant: (decisions, mean ms, longest ms) over the games whose lines carry times.
+
+    Kept apart from ``compute_standings`` on purpose: times are measurements, so
+    ``standings.json`` (a function of the games' outcomes alone) stays identical
+    for the same games however fast the machine was."""
+    acc = {n: [0, 0.0, 0.0] for n in names}
+    for r in results:
+        if r.times is None:
+            continue
+        for entrant, (count, total, longest) in zip(r.teams, r.times, strict=True):
+            a = acc.setdefault(entrant, [0, 0.0, 0.0])
+            a[0] += count
+            a[1] += total
+            a[2] = max(a[2], longest)
+    return {n: (int(c), (t / c if c else 0.0), m) for n, (c, t, m) in acc.items() if c}

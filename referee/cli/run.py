@@ -296,6 +296,7 @@ def register(app: typer.Typer) -> None:
         from tournaments.output import open_output
         from tournaments.report import LiveSummary, PlainProgress, RichProgress, print_standings, write_html_report
         from tournaments.runner import run_tournament
+        from tournaments.standings import decision_times
         from tournaments.standings_files import standings_paths
 
         t, sprt_run = build_run(
@@ -333,7 +334,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(code=130) from None
         json_path, csv_path = standings_paths(t.output)  # written by the run
         data = outcome.standings.to_json()
-        print_standings(data, make_console())
+        print_standings(data, make_console(), decision_times(t.names, outcome.results.values()))
         for line in fault_summary(outcome.results, t.game, t.output):
             err.print(line, markup=False)
         report = write_html_report(t.output, data, t.output / "report.html")

@@ -137,6 +137,9 @@ class _Match:
         self.writer: RecordWriter | None = None
         self.entries: list[dict[str, Any]] = []  # public entries kept for the score table
         self.decisions = 0
+        self.took_total = [0.0] * len(self.bots)  # per seat: seconds its replies took, and the longest
+        self.took_max = [0.0] * len(self.bots)
+        self.took_count = [0] * len(self.bots)
         self.times = TimeBank([sl.decision_s for sl in self.seat_limits],
                               [sl.time_bank_s for sl in self.seat_limits], self.num_seats)
         self.wants_events = [True] * self.num_seats  # set from each bot's `ready`
@@ -287,6 +290,8 @@ class _Match:
             game=self.spec.name, seed=self.seed, options=self.options, seats=self.bots,
             outcome=outcome, fault=fault_value, decisions=self.decisions, duration_s=duration,
             record_path=self.record_path, entries=self.entries, sandbox=self.sandbox, names=list(self.names),
+            decision_ms=[(c, round(t * 1000, 3), round(m * 1000, 3))
+                         for c, t, m in zip(self.took_count, self.took_total, self.took_max, strict=True)],
         )
 
     async def _flush_record_every(self, period: float) -> None:
@@ -482,6 +487,10 @@ class _Match:
                         clock.deadline = math.inf
                         raise _SeatFault(seat, await self._fault_from(p, event))
                     action = event.action
+                    self.took_total[seat] += took
+                    self.took_count[seat] += 1
+                    if took > self.took_max[seat]:
+                        self.took_max[seat] = took
                     if writer is not None:
                         backlog.append({
                             "record": "decision", "n": rid, "seat": seat, "decision": decision,

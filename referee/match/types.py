@@ -239,6 +239,9 @@ class MatchResult:
     entries: list[dict] = field(default_factory=list)  # public record entries, for tables
     names: list[str] = field(default_factory=list)  # per seat: what to call the bot (``display_name``)
     sandbox: str = "off"  # how the bots ran: "bwrap" (isolated) or "off"
+    # Per seat: how long its replies took, as (decisions, total ms, longest ms). A
+    # measurement, not a result: standings.json never depends on it (tournaments.results).
+    decision_ms: list[tuple[int, float, float]] = field(default_factory=list)
 
     @property
     def forfeit(self) -> bool:
@@ -253,6 +256,7 @@ class MatchResult:
             "decisions": self.decisions, "duration_s": self.duration_s,
             "record_path": str(self.record_path) if self.record_path is not None else None,
             "sandbox": self.sandbox,
+            "decision_ms": [list(t) for t in self.decision_ms],
         }
 
     @classmethod
@@ -266,4 +270,5 @@ class MatchResult:
             decisions=data["decisions"], duration_s=data["duration_s"],
             record_path=Path(data["record_path"]) if data["record_path"] is not None else None,
             sandbox=data.get("sandbox", "off"),
+            decision_ms=[(int(c), float(t), float(m)) for c, t, m in data.get("decision_ms", ())],
         )

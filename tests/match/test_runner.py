@@ -155,3 +155,17 @@ async def test_the_record_on_disk_keeps_up_while_a_bot_thinks(tmp_path):
         rec = read_record(path)
         assert rec.result is None  # the game is still waiting on the bot
         nursery.cancel_scope.cancel()
+
+
+async def test_the_result_carries_each_seats_decision_times(tmp_path):
+    slow = listener(slow_n=2, slow_s=0.2)
+    others = [random_bot(seed=s) for s in range(3)]
+    result = await run_match("back-alley", {}, [slow] + others, seed=1, limits=Limits(decision_s=5.0))
+    assert result.fault is None, result.fault
+    assert len(result.decision_ms) == 4
+    assert sum(count for count, _, _ in result.decision_ms) == result.decisions
+    count, total, longest = result.decision_ms[0]
+    assert longest >= 200 and total >= 400  # its two slow replies
+    assert all(m < 200 for _, _, m in result.decision_ms[1:])  # the quick bots never waited that long
+    again = type(result).from_json(result.to_json())
+    assert again.decision_ms == result.decision_ms

@@ -38,7 +38,7 @@ def result_lines(out: Path) -> dict[int, dict]:
     its timing and its record's hash (a record holds its start time)."""
     parsed = parse_results((out / "results.jsonl").read_bytes(), secret=folder_secret(out))
     assert parsed.dropped == 0 and parsed.rejected == []
-    return {i: {k: v for k, v in r.to_json().items() if k not in ("duration_s", "record_sha256")}
+    return {i: {k: v for k, v in r.to_json().items() if k not in ("duration_s", "record_sha256", "times")}
             for i, r in parsed.results.items()}
 
 

@@ -54,6 +54,10 @@ def example_run(tmp_path_factory):
 def test_the_example_runs_out_of_the_box_from_any_directory(example_run):
     out, res = example_run
     assert "Standings (6 games)" in res.stdout and "Head to head" in res.stdout and "Duplicate deals" in res.stdout
+    assert "Decision time (ms per reply)" in res.stdout  # measured, printed, not in standings.json
+    lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert all(len(x["times"]) == 2 and x["times"][0][0] > 0 for x in lines)  # per team: replies, ms, max
+    assert "times" not in (out / "standings.json").read_text()
     assert "back-alley: 3 entrants, 3 pairings x 1 deal x 2 seatings = 6 games" in res.stderr
     assert "games 6/6 (100%)" in res.stderr, "plain progress lines when stderr is not a terminal"
     for name in ("tournament.json", "results.jsonl", "standings.json", "standings.csv", "records/000005.jsonl"):

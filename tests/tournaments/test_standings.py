@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.results import GameFault
+from tournaments.results import GameFault, GameResult
 from tournaments.standings import compute_standings, placing, score_differences
 
 from .helpers import result
@@ -150,3 +150,22 @@ def test_standings_say_how_the_games_ran_and_warn_when_bots_were_not_isolated():
     assert s["sandbox"] == {"games": {"bwrap": 3, "off": 1}, "network": ["b"], "isolated": False}
     assert sandbox_notes(s["sandbox"]) == ["WARNING: 1 game ran with bots NOT sandboxed",
                                            "WARNING: network allowed for b"]
+
+
+def test_decision_times_are_kept_per_entrant_and_out_of_standings_json():
+    from dataclasses import replace
+
+    from tournaments.standings import compute_standings, decision_times
+
+    base = GameResult(game_id=0, pairing=("a", "b"), deal=0, arrangement=0, teams=("a", "b"), seed=1,
+                      status="win", winners=(0,), scores=(10.0, 0.0))
+    one = replace(base, times=((10, 50.0, 9.0), (5, 100.0, 40.0)))
+    two = replace(base, game_id=1, arrangement=1, teams=("b", "a"), winners=(1,), scores=(0.0, 10.0),
+                  times=((5, 20.0, 4.0), (10, 150.0, 30.0)))
+    untimed = replace(base, game_id=2, deal=1)  # a line written before times existed
+    times = decision_times(["a", "b"], [one, two, untimed])
+    assert times == {"a": (20, 10.0, 30.0), "b": (10, 12.0, 40.0)}
+    with_times = compute_standings(["a", "b"], 2, [one, two]).to_json()
+    without = compute_standings(["a", "b"], 2, [replace(one, times=None), replace(two, times=None)]).to_json()
+    assert with_times == without
+    assert GameResult.from_json(one.to_json()) == one
