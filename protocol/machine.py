@@ -163,10 +163,8 @@ def _read_ready(line: bytes) -> Ready | Bye | Fault:
         return Bye()
     if not isinstance(msg, ReadyMsg):
         return Fault("wrong_message", f"expected ready, got {msg.type}")  # type: ignore[attr-defined]
-    games = msg.games
-    if games == "many" or (games == 1 and msg.tables > 1 and "games" not in msg.model_fields_set):
-        games = None
-    return Ready(msg.name, msg.events, games, msg.tables)  # type: ignore[arg-type]
+    many = msg.games == "many" or (msg.tables > 1 and "games" not in msg.model_fields_set)
+    return Ready(msg.name, msg.events, None if many else msg.games, msg.tables)  # type: ignore[arg-type]
 
 
 class Conversation:

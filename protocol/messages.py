@@ -50,8 +50,8 @@ class HelloMsg(BaseModel):
     teams: list[list[int]] = Field(description="The seats of each team, by team number.")
     limits: TimeLimits
     table: int = Field(
-        0, description="This game's table at your process: 0 for the first game; a new id, never reused, "
-        "for each later game. Lines carry it only once you said `tables` > 1.",
+        0, description="This game's table at your process: 0, unless it serves several tables (you said "
+        "`tables` > 1): then an id never reused within the process, which every line of this game carries.",
     )
 
 

@@ -177,9 +177,10 @@ class BotProcess(BotChannel):
     async def _pump_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
         sink = None
+        sink_path = self.stderr_path
         try:
-            if self.stderr_path is not None:
-                sink = open(self.stderr_path, "wb")  # noqa: SIM115 (closed in the finally below)
+            if sink_path is not None:
+                sink = open(sink_path, "wb")  # noqa: SIM115 (closed in the finally below)
             while True:
                 try:
                     data = await self.process.stderr.receive_some(_READ_CHUNK)
@@ -187,6 +188,10 @@ class BotProcess(BotChannel):
                     break
                 if not data:
                     break
+                if self.stderr_path != sink_path:
+                    self._close_sink(sink)  # a long-lived bot's next game: its stderr goes to that game's file
+                    sink_path = self.stderr_path
+                    sink = open(sink_path, "wb") if sink_path is not None else None  # noqa: SIM115 (closed below)
                 self._remember_stderr(bytes(data))
                 room = self.limits.stderr_keep_bytes - self._stderr_kept
                 if room > 0 and sink is not None:
@@ -199,11 +204,35 @@ class BotProcess(BotChannel):
                     self._stderr_dropped += len(data)
                     await trio.sleep(len(data) / STDERR_DRAIN_BYTES_PER_S)
         finally:
-            if sink is not None:
-                if self._stderr_dropped:
-                    sink.write(f"\n[referee: {self._stderr_dropped} more bytes of stderr dropped]\n".encode())
-                sink.close()
+            self._close_sink(sink)
             self._stderr_done.set()
+
+    def _close_sink(self, sink: Any) -> None:
+        if sink is not None:
+            if self._stderr_dropped:
+                sink.write(f"\n[referee: {self._stderr_dropped} more bytes of stderr dropped]\n".encode())
+            sink.close()
+        self._stderr_kept = self._stderr_dropped = 0
+
+    def next_game(self, seat: int, stderr_path: Path | None, log: Any) -> None:
+        """A long-lived bot starts another game: log it under its new seat, send its
+        stderr to that game's file (from the next bytes it writes) and forget the
+        last game's stderr lines (a fault quotes only this game's)."""
+        self.seat = seat
+        self.log = log.bind(seat=seat, bot=self.spec.name)
+        self.stderr_path = stderr_path
+        self._stderr_tail.clear()
+        self._stderr_partial = b""
+
+    @property
+    def alive(self) -> bool:
+        """Running, under its caps, and its stdout open: fit to be given another game."""
+        return (self.process is not None and self.process.returncode is None and self.limit_fault is None
+                and not self._stdout_eof and not self._early)
+
+    def kill(self) -> None:
+        """SIGKILL the bot's family now (``aclose`` still reaps it and sweeps what is left)."""
+        self._signal_group(signal.SIGKILL)
 
     def _remember_stderr(self, data: bytes) -> None:
         text = self._stderr_partial + data

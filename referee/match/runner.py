@@ -26,7 +26,7 @@ from pydantic_core import to_json
 
 from protocol import HelloMsg
 from protocol.codec import encode_event
-from protocol.machine import NEED_DATA, Action, Conversation, PartialLine, Ready
+from protocol.machine import NEED_DATA, Action, Bye, Conversation, PartialLine, Ready
 from protocol.machine import Fault as ProtocolFault
 from protocol.messages import TimeLimits
 from referee.errors import RefereeBug
@@ -36,6 +36,7 @@ from referee.match import bubblewrap
 from referee.match.bot import BotProcess
 from referee.match.channel import BotChannel, BotFault
 from referee.match.clock import TimeBank
+from referee.match.pool import ProcessPool
 from referee.match.record import RECORD_FORMAT, RecordWriter, event_entry_bytes
 from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult
 
@@ -71,7 +72,8 @@ def result_for_team(outcome: Outcome, team: int) -> str:
 class _Match:
     def __init__(self, game: str, options: dict, bots: Sequence[BotSpec], seed: int,
                  record_path: Path | None, limits: Limits, stderr_dir: Path | None,
-                 hide: Sequence[Path] = (), channels: ChannelFactory | None = None) -> None:
+                 hide: Sequence[Path] = (), channels: ChannelFactory | None = None,
+                 pool: ProcessPool | None = None) -> None:
         self.spec = get_game(game)
         self.options = self.spec.normalize_options(options or {})
         self.num_seats = self.spec.num_seats(self.options)
@@ -96,7 +98,13 @@ class _Match:
         # Record lines not yet written: a decision entry (dict), or (event, its JSON or None).
         self._backlog: list[dict[str, Any] | tuple[Event, bytes | None]] = []
         self.log = log.bind(game=self.spec.name, seed=seed)
-        self.channels = channels or self._bot_process
+        self.channels = channels
+        self.pool = pool
+        # Processes may serve this game after others (referee.match.pool) only if the sandbox
+        # they were started in hides this game's files too: those lie in a path hidden for all.
+        given = tuple(Path(p) for p in hide)
+        covered = all(any(x.is_relative_to(h) for h in given) for x in (self.record_path, self.stderr_dir) if x)
+        self.reuse_key = (self.limits, self.sandbox, given) if covered else None
 
     # -- record --------------------------------------------------------------
 
@@ -174,12 +182,17 @@ class _Match:
         if self.writer is not None:
             self.writer.flush()  # a referee killed before the first decision still leaves a readable record
         state, events = self.spec.new_game(self.seed, self.options)
-        procs = [self.channels(s, b) for s, b in enumerate(self.bots)]
-        convs = [Conversation(self.limits.max_line_bytes) for _ in procs]
+        procs: list[BotChannel] = []
+        convs = [Conversation(self.limits.max_line_bytes) for _ in self.bots]
         fault: tuple[int, BotFault] | None = None
         outcome: Outcome | None = None
         try:
             async with trio.open_nursery() as nursery:
+                if self.channels is not None:
+                    procs += [self.channels(s, b) for s, b in enumerate(self.bots)]
+                else:  # without a pool of its own (``referee play``), every process plays this game only
+                    pool = self.pool or ProcessPool(nursery, reuse=False)
+                    procs += [self._lease(pool, s, b) for s, b in enumerate(self.bots)]
                 if self.writer is not None:
                     nursery.start_soon(self._flush_record_every, RECORD_FLUSH_S)
                 try:
@@ -194,7 +207,10 @@ class _Match:
                         assert outcome is not None
                     else:
                         outcome = self._forfeit_outcome(fault[0], fault[1])
-                    await self._say_game_over(procs, convs, outcome)
+                    told = await self._say_game_over(procs, convs, outcome)
+                    for s in told:  # the game ended well for these seats: their processes may play on
+                        if fault is None or s != fault[0]:
+                            procs[s].keep = True
                 finally:
                     with trio.CancelScope(shield=True):
                         async with trio.open_nursery() as closer:
@@ -249,6 +265,11 @@ class _Match:
     def _bot_process(self, seat: int, bot: BotSpec) -> BotProcess:
         return BotProcess(seat, bot, self.limits, self._stderr_path(seat, bot), self._jail(bot), log=self.log)
 
+    def _lease(self, pool: ProcessPool, seat: int, bot: BotSpec) -> BotChannel:
+        key = (bot, *self.reuse_key) if self.reuse_key is not None else None
+        return pool.lease(seat, lambda: self._bot_process(seat, bot), key=key, seed=self.seed,
+                          stderr_path=self._stderr_path(seat, bot), log=self.log)
+
     def _jail(self, bot: BotSpec) -> bubblewrap.Jail | None:
         if self.sandbox != "bwrap":
             return None
@@ -276,38 +297,44 @@ class _Match:
         faults: dict[int, BotFault] = {}
         teams = [[s for s in range(self.num_seats) if self.spec.team_of(s, self.options) == t]
                  for t in range(self.num_teams)]
-        time_limits = TimeLimits(
-            handshake_ms=int(self.limits.handshake_s * 1000),
-            decision_ms=int(self.limits.decision_s * 1000),
-            time_bank_ms=int(self.limits.time_bank_s * 1000),
-        )
-        limit = self.limits.handshake_s
 
-        async def one(p: BotChannel, conv: Conversation) -> None:
+        async def one(seat: int) -> None:
+            p = procs[seat]
             try:
                 await p.start(nursery)
-                hello = HelloMsg(
-                    game=self.spec.name, rules_version=self.spec.rules_version, options=self.options,
-                    seat=p.seat, team=self.spec.team_of(p.seat, self.options), seats=self.num_seats,
-                    teams=teams, limits=time_limits,
-                )
-                await p.send(conv.send_hello(hello), limit)
-                with trio.move_on_after(limit) as scope:
-                    event = await self._next_event(p, conv)
-                if scope.cancelled_caught:
-                    if (over := await p.enforce_limits()) is not None:
-                        raise over
-                    raise BotFault(FaultReason.HANDSHAKE_TIMEOUT, f"no ready within {limit:g}s")
+                while True:
+                    # A process that played before (a long-lived bot) is ready at once: its limit is decision_s.
+                    limit = self.limits.decision_s if p.reused else self.limits.handshake_s
+                    hello = HelloMsg(
+                        game=self.spec.name, rules_version=self.spec.rules_version, options=self.options,
+                        seat=seat, team=self.spec.team_of(seat, self.options), seats=self.num_seats,
+                        teams=teams, table=p.table, limits=TimeLimits(
+                            handshake_ms=int(limit * 1000), decision_ms=int(self.limits.decision_s * 1000),
+                            time_bank_ms=int(self.limits.time_bank_s * 1000)),
+                    )
+                    conv = convs[seat]
+                    await p.send(conv.send_hello(hello), limit)
+                    with trio.move_on_after(limit) as scope:
+                        event = await self._next_event(p, conv)
+                    if scope.cancelled_caught:
+                        if (over := await p.enforce_limits()) is not None:
+                            raise over
+                        raise BotFault(FaultReason.HANDSHAKE_TIMEOUT, f"no ready within {limit:g}s")
+                    if type(event) is not Bye:
+                        break
+                    await p.replace(nursery)  # it plays no more games: this one goes to a fresh process
+                    convs[seat] = Conversation(self.limits.max_line_bytes)
                 if type(event) is not Ready:
                     raise await self._fault_from(p, event)
-                self.wants_events[p.seat] = event.events
-                self.names[p.seat] = event.name
+                p.adopt(event)
+                self.wants_events[seat] = event.events
+                self.names[seat] = event.name
             except BotFault as exc:
-                faults[p.seat] = exc
+                faults[seat] = exc
 
         async with trio.open_nursery() as hs:
-            for p, conv in zip(procs, convs, strict=True):
-                hs.start_soon(one, p, conv)
+            for seat in range(len(procs)):
+                hs.start_soon(one, seat)
         if faults:
             seat = min(faults)
             return seat, faults[seat]
@@ -455,13 +482,17 @@ class _Match:
             message += f" ({conv.pending_bytes} bytes of a line without its newline had arrived)"
         return BotFault(FaultReason.TIMEOUT, message)
 
-    async def _say_game_over(self, procs: list[BotChannel], convs: list[Conversation], outcome: Outcome) -> None:
-        for p, conv in zip(procs, convs, strict=True):
+    async def _say_game_over(self, procs: list[BotChannel], convs: list[Conversation], outcome: Outcome) -> list[int]:
+        """Send ``game_over`` to every seat that was started; the seats that got it."""
+        told = []
+        for seat, (p, conv) in enumerate(zip(procs, convs, strict=True)):
             if not p.started:
                 continue
-            team = self.spec.team_of(p.seat, self.options)
+            team = self.spec.team_of(seat, self.options)
             with contextlib.suppress(BotFault):  # the game is over; a bot that cannot hear it changes nothing
                 await p.send(conv.send_game_over(outcome.to_json(), result_for_team(outcome, team)), 0.2)
+                told.append(seat)
+        return told
 
 
 class _Late(Exception):
@@ -484,14 +515,17 @@ async def run_match(
     limits: Limits = Limits(),
     stderr_dir: Path | None = None,
     hide: Sequence[Path] = (),
+    pool: ProcessPool | None = None,
     _channels: ChannelFactory | None = None,
 ) -> MatchResult:
     """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception.
 
     ``hide``: paths a sandboxed bot must not see even inside a folder it may
     read (a tournament's output folder and file); the record and the stderr
-    folder are always hidden.  ``_channels`` (internal, for tests) makes each
-    seat's channel instead of starting a bot process."""
+    folder are always hidden.  ``pool``: live processes to play with and to
+    keep for later games (``referee.match.pool``: long-lived bots); without
+    one, every process plays this game only.  ``_channels`` (internal, for
+    tests) makes each seat's channel instead of starting a bot process."""
     ensure_configured()
-    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir, hide, _channels)
+    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir, hide, _channels, pool)
     return await match.run()
