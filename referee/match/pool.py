@@ -240,6 +240,7 @@ class _Live:
     announced: bool = False
     host: TableHost | None = None
     retired: bool = False  # gets no new game
+    settled: trio.Event = field(default_factory=trio.Event)  # its first ready came (or it is gone)
 
     @property
     def may_play_more(self) -> bool:
@@ -320,6 +321,7 @@ class Lease(BotChannel):
             return
         live.announced = True
         live.budget = ready.games
+        self.pool._settle(live, "tables" if ready.tables > 1 else "single")
         if ready.tables > 1:
             live.host = TableHost(live.proc, ready.tables, self.pool.nursery)
             self._bind(live.host.open(self.seat, self.log))
@@ -356,6 +358,8 @@ class ProcessPool:
         self._idle: list[_Live] = []  # least recently used first
         self._hosts: list[_Live] = []
         self._closing: set[_Live] = set()
+        self._starting: list[_Live] = []  # started, first ready not yet come
+        self._kind: dict[Any, str] = {}  # by key, once known: "single" (one table) or "tables"
         self.started = 0  # processes started, for tests and benchmarks
 
     def lease(self, seat: int, make: Callable[[], BotProcess], *, key: Any, seed: int,
@@ -370,7 +374,7 @@ class ProcessPool:
 
     async def _checkout(self, lease: Lease) -> None:
         key, seed = lease.key, lease.seed
-        if key is not None:
+        while key is not None:
             for live in self._hosts:
                 host = live.host
                 assert host is not None
@@ -392,7 +396,23 @@ class ProcessPool:
                     proc.log.info("bot_not_reused", reason="output between games" if proc.alive else "gone")
                     self.nursery.start_soon(self._close, live)
                     break
+            # Until a bot of this key has said whether it serves tables, a new game waits for a
+            # process of that key that is starting (and could take this seed): a K-table bot's
+            # concurrent games then go to one process, not one each.
+            if self._kind.get(key, "tables") != "tables":
+                break
+            pending = next((o for o in self._starting if o.key == key and seed not in o.seeds), None)
+            if pending is None:
+                break
+            await pending.settled.wait()
         await self._start_new(lease)
+
+    def _settle(self, live: _Live, kind: str | None) -> None:
+        if live in self._starting:
+            self._starting.remove(live)
+        live.settled.set()
+        if kind is not None and live.key is not None:
+            self._kind[live.key] = kind
 
     def _given(self, live: _Live, lease: Lease) -> None:
         live.seeds.add(lease.seed)
@@ -402,15 +422,17 @@ class ProcessPool:
 
     async def _start_new(self, lease: Lease) -> None:
         proc = lease._make()
-        lease.live = _Live(proc, lease.key, {lease.seed}, games=1)
+        live = lease.live = _Live(proc, lease.key, {lease.seed}, games=1)
         lease._bind(proc)
         self.started += 1
+        self._starting.append(live)
         await proc.start(self.nursery)  # BotFault (spawn_failed): the runner's to record
 
     async def _release(self, lease: Lease, keep: bool) -> None:
         live, lease.live = lease.live, None
         if live is None:
             return
+        self._settle(live, None)  # (a process that never said ready: whoever waits on it, stop)
         if live.host is not None:
             lane = lease.channel
             assert isinstance(lane, TableLane)
