@@ -45,6 +45,43 @@ __all__ = ["BotFault", "BotProcess", "describe_exit"]
 _log = structlog.get_logger("referee.bot")
 
 
+class _Child:
+    """A bot process started from the Trio thread itself, with Trio streams for its pipes.
+
+    Not ``trio.lowlevel.open_process``: that calls ``Popen`` in a worker thread,
+    and ``bwrap --die-with-parent`` (PR_SET_PDEATHSIG) kills the bot as soon as
+    *that thread* exits, which Trio's thread cache does after 10 s idle, so a
+    sandboxed long-lived bot would die mid-tournament.  Started from the main
+    thread, the bot dies with the referee process, as meant.  (``Popen`` uses
+    vfork here: the event loop waits about a millisecond.)"""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self.stdin, self.stdout, self.stderr = (
+            trio.lowlevel.FdStream(os.dup(f.fileno())) if f is not None else None
+            for f in (popen.stdin, popen.stdout, popen.stderr)
+        )
+        for f in (popen.stdin, popen.stdout, popen.stderr):
+            if f is not None:
+                f.close()
+        self._pidfd = os.pidfd_open(popen.pid)
+        self._wait_lock = trio.Lock()
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll()
+
+    async def wait(self) -> int:
+        async with self._wait_lock:  # one waiter on the pidfd at a time
+            while self._popen.poll() is None:
+                await trio.lowlevel.wait_readable(self._pidfd)
+            if self._pidfd >= 0:
+                os.close(self._pidfd)
+                self._pidfd = -1
+        return self._popen.returncode
+
+
 class BotProcess(BotChannel):
     """A running bot: write bytes to its stdin, read bytes from its stdout.
 
@@ -59,7 +96,7 @@ class BotProcess(BotChannel):
         self.spec = spec
         self.limits = limits
         self.stderr_path = stderr_path
-        self.process: trio.Process | None = None
+        self.process: _Child | None = None
         self._early = bytearray()  # stdout the watchdog took from the pipe before closing it
         self._stdout_eof = False
         self._stdout_poll: select.poll | None = None  # a zero-timeout readiness check of stdout
@@ -80,7 +117,7 @@ class BotProcess(BotChannel):
         """Start the process; the stderr pump and the watchdog run in ``nursery``."""
         argv, env = self._command()
         try:
-            self.process = await trio.lowlevel.open_process(
+            self.process = _Child(subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -88,7 +125,7 @@ class BotProcess(BotChannel):
                 cwd=self.spec.cwd,
                 env=env,
                 start_new_session=True,
-            )
+            ))
         except (OSError, subprocess.SubprocessError) as exc:
             self._stderr_done.set()
             await self._remove_cgroup_when_empty()

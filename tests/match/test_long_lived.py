@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -162,3 +163,49 @@ async def test_the_shipped_python_random_bots_play_many_games_per_process(tmp_pa
     results, shared = await play_all(tmp_path, [(81, [spec] * 4), (82, [spec] * 4)])
     assert all(r.fault is None for r in results)
     assert shared is not None and shared.started == 4
+
+
+TOURNAMENT = """\
+game = "back-alley"
+seed = 9
+games_per_pairing = 2
+jobs = 2
+secret_file = "secret.hex"
+[limits]
+decision_s = 20.0
+handshake_s = 60.0
+[[entrants]]
+name = "a"
+command = "{python} {bot}"
+[[entrants]]
+name = "b"
+command = "{python} {bot}"
+[[entrants]]
+name = "c"
+command = "{python} {bot}"
+"""
+
+
+def test_kill_9_with_long_lived_bots_leaves_no_process_and_the_resume_is_exact(tmp_path, monkeypatch):
+    from tests.tournaments.helpers import SECRET, result_lines
+
+    from .hostile import assert_no_survivors, count_lines, kill_when, marked_processes
+
+    toml = tmp_path / "t.toml"
+    toml.write_text(TOURNAMENT.format(python=sys.executable, bot=REMEMBERING))
+    (tmp_path / "secret.hex").write_text(SECRET.hex())
+    referee = [sys.executable, "-m", "referee", "run", str(toml), "-q", "--output"]
+    broken, whole = tmp_path / "broken", tmp_path / "whole"
+    with marked_processes(monkeypatch) as token:
+        proc = subprocess.Popen([*referee, str(broken)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        kill_when(proc, lambda: count_lines(broken / "results.jsonl") >= 3, timeout=240, group=True)
+        assert_no_survivors(token, within_s=10)  # the workers saw their stdin end and ended every kept process
+    assert 3 <= count_lines(broken / "results.jsonl") < 12
+    for out in (broken, whole):
+        res = subprocess.run([*referee, str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, res.stderr
+    assert sorted(result_lines(broken)) == list(range(12))
+    assert result_lines(broken) == result_lines(whole)
+    assert (broken / "standings.json").read_bytes() == (whole / "standings.json").read_bytes()
+    assert "SEEN TWICE" not in "".join(p.read_text() for p in broken.rglob("*.log"))
