@@ -57,6 +57,7 @@ __all__ = ["Lease", "ProcessPool", "TableHost", "TableLane"]
 
 MAX_IDLE = 16  # idle processes a pool keeps at most (the least recently used go first)
 
+
 # The action form nearly every multi-table bot writes: the table right after the type.
 _TAGGED_ACTION = re.compile(rb'\{"type":"action","table":(0|[1-9][0-9]{0,8}),')
 
@@ -266,6 +267,7 @@ class Lease(BotChannel):
         self.live: _Live | None = None
         self.channel: BotChannel | None = None
         self.kept = False  # released with its process still serving (idle, or other tables)
+        self.name = ""
 
     def _bind(self, channel: BotChannel) -> None:
         self.channel = channel
@@ -360,12 +362,18 @@ class ProcessPool:
         self._closing: set[_Live] = set()
         self._starting: list[_Live] = []  # started, first ready not yet come
         self._kind: dict[Any, str] = {}  # by key, once known: "single" (one table) or "tables"
+        # By bot name, every key it came with: more than one means its command changes from seat to
+        # seat or game to game (``{seed}``, ``{seat}``, ``{game}`` in a tournament), so none recurs.
+        self._keys: dict[str, set[Any]] = {}
         self.started = 0  # processes started, for tests and benchmarks
 
-    def lease(self, seat: int, make: Callable[[], BotProcess], *, key: Any, seed: int,
+    def lease(self, seat: int, make: Callable[[], BotProcess], *, name: str, key: Any, seed: int,
               stderr_path: Path | None, log: Any) -> Lease:
-        """The channel of ``seat``: a process made by ``make`` or a live one of the same ``key``."""
-        return Lease(self, seat, make, key if self.reuse else None, seed, stderr_path, log)
+        """The channel of ``seat``: a process made by ``make`` or a live one of the same ``key``
+        (``name``: the bot's, to notice a bot whose command differs per game)."""
+        lease = Lease(self, seat, make, key if self.reuse else None, seed, stderr_path, log)
+        lease.name = name
+        return lease
 
     @property
     def live(self) -> int:
@@ -374,6 +382,13 @@ class ProcessPool:
 
     async def _checkout(self, lease: Lease) -> None:
         key, seed = lease.key, lease.seed
+        if key is not None:
+            keys = self._keys.setdefault(lease.name, set())
+            keys.add(key)
+            if len(keys) > 1:
+                for live in [o for o in self._idle if o.key in keys]:  # they will never be asked for
+                    self._idle.remove(live)
+                    self.nursery.start_soon(self._close, live)
         while key is not None:
             for live in self._hosts:
                 host = live.host
@@ -449,7 +464,8 @@ class ProcessPool:
             self._hosts.remove(live)
             await self._close(live)
             return
-        if keep and self.reuse and live.may_play_more and live.proc.alive:
+        recurs = len(self._keys.get(lease.name, ())) == 1
+        if keep and self.reuse and recurs and live.may_play_more and live.proc.alive:
             lease.kept = True
             self._idle.append(live)
             if len(self._idle) > self.max_idle:

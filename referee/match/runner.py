@@ -267,7 +267,7 @@ class _Match:
 
     def _lease(self, pool: ProcessPool, seat: int, bot: BotSpec) -> BotChannel:
         key = (bot, *self.reuse_key) if self.reuse_key is not None else None
-        return pool.lease(seat, lambda: self._bot_process(seat, bot), key=key, seed=self.seed,
+        return pool.lease(seat, lambda: self._bot_process(seat, bot), name=bot.name, key=key, seed=self.seed,
                           stderr_path=self._stderr_path(seat, bot), log=self.log)
 
     def _jail(self, bot: BotSpec) -> bubblewrap.Jail | None:
