@@ -22,7 +22,8 @@ of the whole command, start-up included.
 seat the same multi-table bot (``protocol.bot.run(..., tables=K)``), after one
 warm-up round that is not counted; the baseline is the same bot with
 ``tables=1`` and ``{seed}``-style distinct commands (one process per seat and
-game, 32 a round).  A process never serves two seats of one game (fair play),
+game, 32 a round), and the same bot with ``tables=1`` kept between games (32
+long-lived processes: throughput without start-up costs).  A process never serves two seats of one game (fair play),
 so the K = 8 bot needs four processes for eight four-seat games, not one.
 
 Printed: each figure, its baseline, the ratio, processes started, and the
@@ -116,13 +117,14 @@ async def tables_round(specs: list[BotSpec], pool: ProcessPool, out: Path, round
     return decisions
 
 
-async def tables_decisions_per_s(work: Path, bot: Path, tables: int, rounds: int) -> tuple[float, int]:
-    out = work / f"tables-{tables}"
+async def tables_decisions_per_s(work: Path, bot: Path, tables: int, rounds: int,
+                                 per_game: bool = True) -> tuple[float, int]:
+    out = work / f"tables-{tables}-{per_game}"
     async with trio.open_nursery() as nursery:
         pool = ProcessPool(nursery)
         try:
             def specs(r: int) -> list[BotSpec]:
-                if tables > 1:  # one command for every seat: the pool shares the processes
+                if tables > 1 or not per_game:  # one command for every seat: the pool reuses the processes
                     return [BotSpec("t", (sys.executable, str(bot), str(tables)))] * 32
                 # Distinct commands (as ``{seed}`` makes them): one process per seat and game.
                 return [BotSpec("t", (sys.executable, str(bot), "1", f"{r}-{k}")) for k in range(32)]
@@ -167,11 +169,13 @@ def main() -> None:
         if not args.skip_tables:
             multi, procs_multi = trio.run(tables_decisions_per_s, work, table_bot, 8, args.table_rounds)
             single, procs_single = trio.run(tables_decisions_per_s, work, table_bot, 1, args.table_rounds)
+            kept, procs_kept = trio.run(tables_decisions_per_s, work, table_bot, 1, args.table_rounds, False)
             rounds = args.table_rounds + 1
             print(f"3. eight games at once ({rounds} rounds, warm-up included in the process counts): K=8 bot "
-                  f"{multi:.0f} decisions/s, {procs_multi} processes started; separate processes "
-                  f"{single:.0f} decisions/s, {procs_single} started: {multi / single:.2f}x "
-                  f"(target >= 0.8x)   load {load()}")
+                  f"{multi:.0f} decisions/s, {procs_multi} processes started; separate processes, one per seat "
+                  f"and game: {single:.0f} decisions/s, {procs_single} started: {multi / single:.2f}x; separate "
+                  f"long-lived single-table processes: {kept:.0f} decisions/s, {procs_kept} started: "
+                  f"{multi / kept:.2f}x (target >= 0.8x)   load {load()}")
 
 
 if __name__ == "__main__":

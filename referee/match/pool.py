@@ -457,9 +457,8 @@ class ProcessPool:
             lease.kept = live.host.broken is None and live.proc.alive
             if live.host.lanes:
                 return
-            others = any(o is not live and o.key == live.key and o.may_play_more for o in self._hosts)
-            if live.may_play_more and lease.kept and not others:
-                return  # empty, but the one process of its kind: keep it for the next games
+            if live.may_play_more and lease.kept:
+                return  # no table now: kept for the next games (needed again when as many run at once)
             lease.kept = False
             self._hosts.remove(live)
             await self._close(live)
