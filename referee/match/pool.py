@@ -55,7 +55,7 @@ from referee.match.types import FaultReason
 
 __all__ = ["Lease", "ProcessPool", "TableHost", "TableLane"]
 
-MAX_IDLE = 16  # idle processes a pool keeps at most (the least recently used go first)
+MAX_IDLE = 16  # idle processes a pool keeps at least room for (the least recently used go first)
 
 
 # The action form nearly every multi-table bot writes: the table right after the type.
@@ -366,6 +366,8 @@ class ProcessPool:
         # seat or game to game (``{seed}``, ``{seat}``, ``{game}`` in a tournament), so none recurs.
         self._keys: dict[str, set[Any]] = {}
         self.started = 0  # processes started, for tests and benchmarks
+        self._leased = 0  # seats being played now
+        self._peak = 0  # the most seats played at once: as many idle processes may be needed again
 
     def lease(self, seat: int, make: Callable[[], BotProcess], *, name: str, key: Any, seed: int,
               stderr_path: Path | None, log: Any) -> Lease:
@@ -429,7 +431,12 @@ class ProcessPool:
         if kind is not None and live.key is not None:
             self._kind[live.key] = kind
 
+    def _count(self) -> None:
+        self._leased += 1
+        self._peak = max(self._peak, self._leased)
+
     def _given(self, live: _Live, lease: Lease) -> None:
+        self._count()
         live.seeds.add(lease.seed)
         live.games += 1
         lease.live = live
@@ -438,6 +445,7 @@ class ProcessPool:
     async def _start_new(self, lease: Lease) -> None:
         proc = lease._make()
         live = lease.live = _Live(proc, lease.key, {lease.seed}, games=1)
+        self._count()
         lease._bind(proc)
         self.started += 1
         self._starting.append(live)
@@ -447,6 +455,7 @@ class ProcessPool:
         live, lease.live = lease.live, None
         if live is None:
             return
+        self._leased -= 1
         self._settle(live, None)  # (a process that never said ready: whoever waits on it, stop)
         if live.host is not None:
             lane = lease.channel
@@ -467,7 +476,7 @@ class ProcessPool:
         if keep and self.reuse and recurs and live.may_play_more and live.proc.alive:
             lease.kept = True
             self._idle.append(live)
-            if len(self._idle) > self.max_idle:
+            if len(self._idle) > max(self.max_idle, 2 * self._peak):
                 self.nursery.start_soon(self._close, self._idle.pop(0))
             return
         await self._close(live)
