@@ -10,13 +10,24 @@
 
 ``run`` does the whole protocol (docs/protocol.md): it answers ``hello`` with
 ``ready``, calls ``decide`` for every ``request`` and sends its answer as the
-``action``, and returns after ``game_over``.  Optional hooks see the rest:
+``action``.  By default one process plays **many games**, one after another
+(protocol version 2): after ``game_over`` it waits for the next ``hello`` and
+returns when its input ends, so whatever the bot loads at start-up (a model,
+tables) is loaded once per tournament, not once per game.  ``games=1`` plays
+one game and returns after ``game_over`` (version 1); ``games=N`` plays at
+most N and then answers the next ``hello`` with ``bye``.  ``tables=K`` serves
+up to K games at once, every line tagged with its ``table`` (each
+``Request`` says its ``table``); ``decide`` is still called one request at a
+time, in the order they arrive.  Optional hooks see the rest:
 
 * ``on_hello(hello)`` — the ``hello`` message as a dict, before ``ready``;
 * ``on_event(event)`` — each ``event``'s inner dict (``{"type": "play", ...}``).
   Giving this hook is what asks the referee for events; without it the bot
   says ``"events": false`` and plays from each request's ``state`` alone;
 * ``on_game_over(message)`` — the ``game_over`` message as a dict.
+
+With ``tables`` > 1 each hook gets the table id as a second argument.
+A bot that keeps state between games must reset it in ``on_hello``.
 
 The helper uses only the standard library (``json``), so it adds no start-up
 time of its own and does not depend on the referee's engines.  A bot that
@@ -49,6 +60,7 @@ class Request:
     legal: list[str]
     time_ms: int
     hello: dict[str, Any] = field(default_factory=dict)
+    table: int = 0  # the game's table at this process (hello's ``table``)
 
     @property
     def game(self) -> str:
@@ -60,50 +72,77 @@ def run(
     decide: Callable[[Request], str],
     *,
     name: str = "bot",
-    on_hello: Callable[[dict[str, Any]], None] | None = None,
-    on_event: Callable[[dict[str, Any]], None] | None = None,
-    on_game_over: Callable[[dict[str, Any]], None] | None = None,
+    on_hello: Callable[..., None] | None = None,
+    on_event: Callable[..., None] | None = None,
+    on_game_over: Callable[..., None] | None = None,
+    games: int | str = "many",
+    tables: int = 1,
     stdin: IO[str] | None = None,
     stdout: IO[str] | None = None,
 ) -> int:
-    """Play one game over stdin/stdout; return 0 after ``game_over`` or end of input.
+    """Play games over stdin/stdout; return 0 at the end of input (or after the last of ``games``).
 
     An exception raised by ``decide`` or a hook is not caught: the traceback
     goes to stderr, the process ends and the referee records the fault with
     the last lines of stderr.  An answer that is not among the legal actions
     is sent anyway (the referee is the judge) after a warning on stderr.
     """
+    if games != "many" and not (isinstance(games, int) and games >= 1):
+        raise ValueError(f'games must be "many" or a positive integer, got {games!r}')
+    if not 1 <= tables <= 64:
+        raise ValueError(f"tables must be 1 to 64, got {tables!r}")
     inp = sys.stdin if stdin is None else stdin
     out = sys.stdout if stdout is None else stdout
-    hello: dict[str, Any] = {}
+    tagged = tables > 1
+    hellos: dict[Any, dict[str, Any]] = {}  # by table (None: untagged)
+    started = finished = 0
+
+    def send(msg: dict[str, Any], table: Any) -> None:
+        if tagged:
+            msg["table"] = table
+        out.write(json.dumps(msg) + "\n")
+        out.flush()
+
+    def hook(fn: Callable[..., None] | None, arg: dict[str, Any], table: Any) -> None:
+        if fn is not None:
+            fn(arg, table) if tagged else fn(arg)
+
     for line in inp:
         if not line.strip():
             continue
         msg = json.loads(line)
         kind = msg.get("type")
+        table = msg.get("table") if tagged else None
         if kind == "request":
             request = Request(
                 id=msg["id"], seat=msg["seat"], decision=msg["decision"], state=msg["state"],
-                legal=msg["legal"], time_ms=msg["time_ms"], hello=hello,
+                legal=msg["legal"], time_ms=msg["time_ms"], hello=hellos.get(table, {}),
+                table=msg.get("table", 0),
             )
             action = decide(request)
             if action not in request.legal:
                 print(f"{name}: decide() returned {action!r}, which is not among the "
                       f"{len(request.legal)} legal actions; sending it anyway", file=sys.stderr)
-            out.write(json.dumps({"type": "action", "id": request.id, "action": action}) + "\n")
-            out.flush()
+            send({"type": "action", "id": request.id, "action": action}, table)
         elif kind == "event":
-            if on_event is not None:
-                on_event(msg["event"])
+            hook(on_event, msg["event"], table)
         elif kind == "hello":
-            hello = msg
-            if on_hello is not None:
-                on_hello(msg)
-            ready = {"type": "ready", "name": name, "events": on_event is not None}
-            out.write(json.dumps(ready) + "\n")
-            out.flush()
+            if games != "many" and started >= games:  # type: ignore[operator]
+                send({"type": "bye"}, table)
+                continue
+            started += 1
+            hellos[table] = msg
+            hook(on_hello, msg, table)
+            ready: dict[str, Any] = {"type": "ready", "name": name, "events": on_event is not None}
+            if games != 1:
+                ready["games"] = games
+            if tagged:
+                ready["tables"] = tables
+            send(ready, table)
         elif kind == "game_over":
-            if on_game_over is not None:
-                on_game_over(msg)
-            return 0
+            hellos.pop(table, None)
+            hook(on_game_over, msg, table)
+            finished += 1
+            if games == 1:
+                return 0  # version 1: one game per process
     return 0

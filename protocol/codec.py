@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
-from .messages import ActionMsg, BotMessage, GameOverMsg, HelloMsg, ReadyMsg
+from .messages import ActionMsg, BotMessage, ByeMsg, GameOverMsg, HelloMsg, ReadyMsg
 
 BOT_MESSAGE: TypeAdapter = TypeAdapter(BotMessage)
 
@@ -74,7 +74,7 @@ def _no_number(text: str) -> None:
     return None
 
 
-_KEY_TOKENS = {model: [f'"{name}"'.encode() for name in model.model_fields] for model in (ActionMsg, ReadyMsg)}
+_KEY_TOKENS = {model: [f'"{name}"'.encode() for name in model.model_fields] for model in (ActionMsg, ReadyMsg, ByeMsg)}
 
 
 def _surely_no_duplicate_keys(line: bytes, msg: Any) -> bool:
@@ -83,7 +83,7 @@ def _surely_no_duplicate_keys(line: bytes, msg: Any) -> bool:
     adds an occurrence; escapes could hide one, so a backslash means "not sure"."""
     if b"\\" in line:
         return False
-    canonical = msg.model_dump_json().encode()
+    canonical = msg.model_dump_json(exclude_none=True).encode()
     return all(line.count(token) == canonical.count(token) for token in _KEY_TOKENS[type(msg)])
 
 

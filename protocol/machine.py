@@ -8,7 +8,7 @@ when is decided here and nowhere else:
 
     state         the bot may write                    leaves on
     START         nothing                              send_hello → AWAIT_READY
-    AWAIT_READY   one `ready` line                     Ready → IDLE
+    AWAIT_READY   one `ready` (or `bye`) line           Ready → IDLE, Bye → DONE
     IDLE          nothing at all, not even a byte      send_request → AWAIT_ACTION
                                                        (only if it wrote nothing)
     AWAIT_ACTION  one `action` line for that request   Action → IDLE
@@ -21,6 +21,8 @@ one of
 * ``NEED_DATA``: nothing complete yet; feed more bytes;
 * ``Ready`` / ``Action``: the message that was due, checked (an action names
   the pending request and one of its legal actions);
+* ``Bye``: instead of ``ready``, the bot declines this game and any other
+  (protocol version 2: only a process that already played a game may);
 * ``Fault``: the bot broke the protocol; ``kind`` is one of ``FAULT_KINDS``
   (the referee's reason codes of the same names) and ``detail`` says how;
   the machine is FAULTED from then on; ``line`` holds the offending line
@@ -50,10 +52,10 @@ from typing import Any, Final
 
 from .codec import Violation, decode_bot_line, decode_plain_action, encode_game_over, encode_hello, encode_request
 from .framing import TOO_LONG, LineBuffer
-from .messages import ActionMsg, HelloMsg, ReadyMsg
+from .messages import ActionMsg, ByeMsg, HelloMsg, ReadyMsg
 
 __all__ = [
-    "FAULT_KINDS", "NEED_DATA", "Action", "Conversation", "EndOfInput", "Fault", "LocalProtocolError",
+    "FAULT_KINDS", "NEED_DATA", "Action", "Bye", "Conversation", "EndOfInput", "Fault", "LocalProtocolError",
     "PartialLine", "Ready", "State", "read_action",
 ]
 
@@ -95,6 +97,13 @@ NEED_DATA: Final = _NeedData()
 class Ready:
     name: str
     events: bool
+    games: int | None = 1  # games this process plays one after another; None: many
+    tables: int = 1  # games it plays at once
+
+
+@dataclass(slots=True)
+class Bye:
+    """The bot declined the game it was offered, and any later one."""
 
 
 @dataclass(slots=True)
@@ -170,13 +179,16 @@ def read_action(line: bytes, rid: int, legal: list[str],
     return Action(reply_id, action)
 
 
-def _read_ready(line: bytes) -> Ready | Fault:
+def _read_ready(line: bytes) -> Ready | Bye | Fault:
     msg = decode_bot_line(line)
     if isinstance(msg, Violation):
         return _violation(msg, line)
+    if isinstance(msg, ByeMsg):
+        return Bye()
     if not isinstance(msg, ReadyMsg):
         return Fault("wrong_message", f"expected ready, got {msg.type}", line)  # type: ignore[attr-defined]
-    return Ready(msg.name, msg.events)
+    many = msg.games == "many" or (msg.tables > 1 and "games" not in msg.model_fields_set)
+    return Ready(msg.name, msg.events, None if many else msg.games, msg.tables)  # type: ignore[arg-type]
 
 
 class Conversation:
@@ -254,7 +266,7 @@ class Conversation:
         """The legal list of the last request sent."""
         return self._legal
 
-    def next_event(self) -> Ready | Action | Fault | EndOfInput | PartialLine | _NeedData:
+    def next_event(self) -> Ready | Bye | Action | Fault | EndOfInput | PartialLine | _NeedData:
         state = self.state
         lines = self._lines
         if state is AWAIT_ACTION:
@@ -281,6 +293,9 @@ class Conversation:
                 ready = _read_ready(line)
                 if type(ready) is Ready:
                     self.state = IDLE
+                    return ready
+                if type(ready) is Bye:
+                    self.state = DONE
                     return ready
                 return self._faulted(ready)  # type: ignore[arg-type]
             return self._end() if self._eof else NEED_DATA

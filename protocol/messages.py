@@ -1,7 +1,12 @@
 """Every protocol message, defined once.  The JSON Schema is generated from here.
 
 Referee → bot: ``hello``, ``event``, ``request``, ``game_over``.
-Bot → referee: ``ready``, ``action``.
+Bot → referee: ``ready``, ``action``, ``bye``.
+
+Version 2 adds long-lived bots (docs/protocol.md, "Version 2"): in ``ready`` a
+bot may say it plays many games (``games``) and serves several tables at once
+(``tables``); a bot that says neither is a version-1 bot and is treated as one.
+With ``tables`` > 1 every line both ways carries the ``table`` it belongs to.
 
 One JSON object per line, UTF-8, ``\\n``-terminated.  Unknown fields in a
 bot's message are refused (``extra="forbid"``), so a typo is caught early.
@@ -13,7 +18,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+MAX_TABLES = 64  # the most tables one process may serve at once
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 # Bot input is checked strictly: no "3" for 3, no 3.0 for 3.
@@ -34,7 +40,7 @@ class HelloMsg(BaseModel):
 
     model_config = _STRICT
     type: Literal["hello"] = "hello"
-    protocol: int = Field(PROTOCOL_VERSION, description="Protocol version; this document is version 1.")
+    protocol: int = Field(PROTOCOL_VERSION, description="Protocol version; this document is version 2.")
     game: str = Field(description='"back-alley", "schmier" or "pegs-and-jokers".')
     rules_version: str
     options: dict[str, Any] = Field(description="Game options after defaults, e.g. {\"players\": 4}.")
@@ -43,6 +49,10 @@ class HelloMsg(BaseModel):
     seats: int = Field(description="Number of seats in the game.")
     teams: list[list[int]] = Field(description="The seats of each team, by team number.")
     limits: TimeLimits
+    table: int = Field(
+        0, description="This game's table at your process: 0, unless it serves several tables (you said "
+        "`tables` > 1): then an id never reused within the process, which every line of this game carries.",
+    )
 
 
 class ReadyMsg(BaseModel):
@@ -56,6 +66,24 @@ class ReadyMsg(BaseModel):
         description="Whether to send you `event` messages. A bot that plays from the state in each "
         "request alone may say false to save work.",
     )
+    games: Annotated[int, Field(ge=1)] | Literal["many"] = Field(
+        1, description='How many games this process plays, one after another: 1 (version 1: the referee '
+        'closes your stdin after `game_over`), a number, or "many". Read from the first `ready` only.',
+    )
+    tables: int = Field(
+        1, ge=1, le=MAX_TABLES,
+        description="How many games this process plays at once (each at its own `table`); more than 1 "
+        "implies many games unless `games` says otherwise. Read from the first `ready` only.",
+    )
+    table: int | None = Field(None, description="The table of the `hello` this answers (with `tables` > 1).")
+
+
+class ByeMsg(BaseModel):
+    """Instead of ``ready``, to a later ``hello``: this process plays no more games."""
+
+    model_config = _FROM_BOT
+    type: Literal["bye"]
+    table: int | None = Field(None, description="The table of the `hello` this declines (with `tables` > 1).")
 
 
 class EventMsg(BaseModel):
@@ -85,11 +113,12 @@ class ActionMsg(BaseModel):
     model_config = _FROM_BOT
     type: Literal["action"]
     id: int = Field(description="The id of the request this answers.")
+    table: int | None = Field(None, description="The request's table (required with `tables` > 1).")
     action: str = Field(max_length=1000, description="One of the request's legal actions.")
 
 
 class GameOverMsg(BaseModel):
-    """Last message of a game.  Exit (or wait to be stopped) after it."""
+    """Last message of a game.  Then your stdin is closed, or (if you play many games) a new ``hello`` may follow."""
 
     model_config = _STRICT
     type: Literal["game_over"] = "game_over"
@@ -102,4 +131,4 @@ class GameOverMsg(BaseModel):
 RefereeMessage = Annotated[
     HelloMsg | EventMsg | RequestMsg | GameOverMsg, Field(discriminator="type")
 ]
-BotMessage = Annotated[ReadyMsg | ActionMsg, Field(discriminator="type")]
+BotMessage = Annotated[ReadyMsg | ActionMsg | ByeMsg, Field(discriminator="type")]

@@ -6,6 +6,8 @@ it.  Usage: random_bot.py [SEED] [--name NAME]
 
 Protocol (docs/protocol.md): read one JSON object per line from stdin, write
 one per line to stdout, flush after each.  stderr is yours for diagnostics.
+It says ``"games": "many"`` in ``ready`` (protocol version 2): in a tournament
+one process plays game after game, and it exits when its stdin ends.
 """
 
 import json
@@ -34,10 +36,8 @@ def main(argv):
         kind = msg.get("type")
         if kind == "hello":
             # This bot decides from each request alone, so it asks for no events.
-            out.write(json.dumps({"type": "ready", "name": name, "events": False}) + "\n")
+            out.write(json.dumps({"type": "ready", "name": name, "events": False, "games": "many"}) + "\n")
             out.flush()
-        elif kind == "game_over":
-            return 0
         elif kind == "request":  # same as above, for referees that order keys differently
             action = rng.choice(msg["legal"])
             out.write(json.dumps({"type": "action", "id": msg["id"], "action": action}) + "\n")

@@ -20,6 +20,12 @@ So a referee that dies, even by SIGKILL, takes its workers and their bots
 with it; workers start in their own session, so a Ctrl-C at the terminal
 reaches only the referee, which stops them in order.
 
+Each worker keeps a ``ProcessPool`` (``referee.match.pool``) for its whole
+life: a bot that says it plays many games (protocol version 2) keeps its
+processes from one game to the next, a K-table bot serves up to K of the
+worker's concurrent games from one process, and every process is ended when
+the worker stops (the run ended, was interrupted, or its referee died).
+
 Bot faults are results, as everywhere; an exception from the match runner in
 a worker, or a worker that dies, is a referee bug: ``WorkerError``.
 """
@@ -46,6 +52,7 @@ from protocol.framing import TOO_LONG, LineBuffer
 from referee.errors import output_error_in, save_traceback
 from referee.logging import configure_logging, current_level
 from referee.match.bot import describe_exit
+from referee.match.pool import ProcessPool
 from referee.match.runner import run_match
 from referee.match.types import BotSpec, Limits
 from tournaments.config import available_cores
@@ -222,14 +229,14 @@ async def open_worker_pool(count: int, *, pin: bool = True, limits: Limits = Lim
 # Worker side: ``python -m tournaments.workers [--core N] [--log-level L]``.
 
 
-async def _play_job(job: dict[str, Any]) -> dict[str, Any]:
+async def _play_job(job: dict[str, Any], pool: ProcessPool | None = None) -> dict[str, Any]:
     try:
         result = await run_match(
             job["game"], job["options"], [BotSpec.from_json(b) for b in job["bots"]], seed=job["seed"],
             record_path=Path(job["record_path"]) if job["record_path"] else None,
             limits=Limits.from_json(job["limits"]),
             stderr_dir=Path(job["stderr_dir"]) if job["stderr_dir"] else None,
-            hide=[Path(p) for p in job.get("hide", ())],
+            hide=[Path(p) for p in job.get("hide", ())], pool=pool,
         )
     except Exception as exc:
         if (full := output_error_in(exc)) is not None:  # a full disk: the user's to fix, no traceback
@@ -242,23 +249,30 @@ async def _play_job(job: dict[str, Any]) -> dict[str, Any]:
 
 
 async def serve() -> None:
-    """Play each job line from stdin, answer each on stdout; stop at end of file."""
+    """Play each job line from stdin, answer each on stdout; stop at end of file.
+    The games share one pool of bot processes, ended with the worker."""
     stdin = trio.lowlevel.FdStream(os.dup(0))
     stdout = trio.lowlevel.FdStream(os.dup(1))
     lock = trio.Lock()
 
     async def one(line: bytes) -> None:
-        reply = await _play_job(json.loads(line))
+        reply = await _play_job(json.loads(line), pool)
         async with lock:
             try:
                 await stdout.send_all(json.dumps(reply).encode() + b"\n")
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 games.cancel_scope.cancel()  # the referee is gone: stop
 
-    async with trio.open_nursery() as games:
-        async for line in _read_lines(stdin):
-            games.start_soon(one, line)
-        games.cancel_scope.cancel()  # stdin closed: stop the games in progress, their bots included
+    async with trio.open_nursery() as processes:
+        pool = ProcessPool(processes)
+        try:
+            async with trio.open_nursery() as games:
+                async for line in _read_lines(stdin):
+                    games.start_soon(one, line)
+                games.cancel_scope.cancel()  # stdin closed: stop the games in progress, their bots included
+        finally:
+            await pool.aclose()  # shielded: every process the pool kept
+            processes.cancel_scope.cancel()
 
 
 def main(argv: list[str] | None = None) -> int:

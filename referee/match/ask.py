@@ -29,6 +29,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 from pydantic_core import to_json
@@ -193,6 +194,29 @@ class _Replaying(BotChannel):
 
     async def start(self, nursery: trio.Nursery) -> None:
         await self.inner.start(nursery)
+
+    # What a long-lived process's channel knows (referee.match.pool), read through too.
+    @property
+    def reused(self) -> bool:  # type: ignore[override]
+        return self.inner.reused
+
+    @property
+    def table(self) -> int:  # type: ignore[override]
+        return self.inner.table
+
+    @property
+    def keep(self) -> bool:
+        return self.inner.keep
+
+    @keep.setter
+    def keep(self, value: bool) -> None:
+        self.inner.keep = value
+
+    def adopt(self, ready: Any) -> None:
+        self.inner.adopt(ready)
+
+    async def replace(self, nursery: trio.Nursery) -> None:
+        await self.inner.replace(nursery)
 
     @property
     def started(self) -> bool:

@@ -26,7 +26,7 @@ from typing import Any
 import structlog
 import trio
 
-from referee.match import cgroups, sandbox, spawn
+from referee.match import cgroups, sandbox
 from referee.match.bubblewrap import CannotSandbox, Jail
 from referee.match.channel import BotChannel, BotFault, describe_exit
 from referee.match.types import BotSpec, FaultReason, Limits
@@ -45,6 +45,43 @@ __all__ = ["BotFault", "BotProcess", "describe_exit"]
 _log = structlog.get_logger("referee.bot")
 
 
+class _Child:
+    """A bot process started from the Trio thread itself, with Trio streams for its pipes.
+
+    Not ``trio.lowlevel.open_process``: that calls ``Popen`` in a worker thread,
+    and ``bwrap --die-with-parent`` (PR_SET_PDEATHSIG) kills the bot as soon as
+    *that thread* exits, which Trio's thread cache does after 10 s idle, so a
+    sandboxed long-lived bot would die mid-tournament.  Started from the main
+    thread, the bot dies with the referee process, as meant.  (``Popen`` uses
+    vfork here: the event loop waits about a millisecond.)"""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self.stdin, self.stdout, self.stderr = (
+            trio.lowlevel.FdStream(os.dup(f.fileno())) if f is not None else None
+            for f in (popen.stdin, popen.stdout, popen.stderr)
+        )
+        for f in (popen.stdin, popen.stdout, popen.stderr):
+            if f is not None:
+                f.close()
+        self._pidfd = os.pidfd_open(popen.pid)
+        self._wait_lock = trio.Lock()
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll()
+
+    async def wait(self) -> int:
+        async with self._wait_lock:  # one waiter on the pidfd at a time
+            while self._popen.poll() is None:
+                await trio.lowlevel.wait_readable(self._pidfd)
+            if self._pidfd >= 0:
+                os.close(self._pidfd)
+                self._pidfd = -1
+        return self._popen.returncode
+
+
 class BotProcess(BotChannel):
     """A running bot: write bytes to its stdin, read bytes from its stdout.
 
@@ -59,7 +96,7 @@ class BotProcess(BotChannel):
         self.spec = spec
         self.limits = limits
         self.stderr_path = stderr_path
-        self.process: trio.Process | None = None
+        self.process: _Child | None = None
         self._early = bytearray()  # stdout the watchdog took from the pipe before closing it
         self._stdout_eof = False
         self._stdout_poll: select.poll | None = None  # a zero-timeout readiness check of stdout
@@ -80,8 +117,15 @@ class BotProcess(BotChannel):
         """Start the process; the stderr pump and the watchdog run in ``nursery``."""
         argv, env = self._command()
         try:
-            # From this thread, not Trio's worker thread: see referee.match.spawn.
-            self.process = spawn.open_process(argv, cwd=self.spec.cwd, env=env, start_new_session=True)
+            self.process = _Child(subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.spec.cwd,
+                env=env,
+                start_new_session=True,
+            ))
         except (OSError, subprocess.SubprocessError) as exc:
             self._stderr_done.set()
             await self._remove_cgroup_when_empty()
@@ -171,9 +215,10 @@ class BotProcess(BotChannel):
     async def _pump_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
         sink = None
+        sink_path = self.stderr_path
         try:
-            if self.stderr_path is not None:
-                sink = open(self.stderr_path, "wb")  # noqa: SIM115 (closed in the finally below)
+            if sink_path is not None:
+                sink = open(sink_path, "wb")  # noqa: SIM115 (closed in the finally below)
             while True:
                 try:
                     data = await self.process.stderr.receive_some(_READ_CHUNK)
@@ -181,6 +226,10 @@ class BotProcess(BotChannel):
                     break
                 if not data:
                     break
+                if self.stderr_path != sink_path:
+                    self._close_sink(sink)  # a long-lived bot's next game: its stderr goes to that game's file
+                    sink_path = self.stderr_path
+                    sink = open(sink_path, "wb") if sink_path is not None else None  # noqa: SIM115 (closed below)
                 self._remember_stderr(bytes(data))
                 room = self.limits.stderr_keep_bytes - self._stderr_kept
                 if room > 0 and sink is not None:
@@ -193,11 +242,35 @@ class BotProcess(BotChannel):
                     self._stderr_dropped += len(data)
                     await trio.sleep(len(data) / STDERR_DRAIN_BYTES_PER_S)
         finally:
-            if sink is not None:
-                if self._stderr_dropped:
-                    sink.write(f"\n[referee: {self._stderr_dropped} more bytes of stderr dropped]\n".encode())
-                sink.close()
+            self._close_sink(sink)
             self._stderr_done.set()
+
+    def _close_sink(self, sink: Any) -> None:
+        if sink is not None:
+            if self._stderr_dropped:
+                sink.write(f"\n[referee: {self._stderr_dropped} more bytes of stderr dropped]\n".encode())
+            sink.close()
+        self._stderr_kept = self._stderr_dropped = 0
+
+    def next_game(self, seat: int, stderr_path: Path | None, log: Any) -> None:
+        """A long-lived bot starts another game: log it under its new seat, send its
+        stderr to that game's file (from the next bytes it writes) and forget the
+        last game's stderr lines (a fault quotes only this game's)."""
+        self.seat = seat
+        self.log = log.bind(seat=seat, bot=self.spec.name)
+        self.stderr_path = stderr_path
+        self._stderr_tail.clear()
+        self._stderr_partial = b""
+
+    @property
+    def alive(self) -> bool:
+        """Running, under its caps, and its stdout open: fit to be given another game."""
+        return (self.process is not None and self.process.returncode is None and self.limit_fault is None
+                and not self._stdout_eof and not self._early)
+
+    def kill(self) -> None:
+        """SIGKILL the bot's family now (``aclose`` still reaps it and sweeps what is left)."""
+        self._signal_group(signal.SIGKILL)
 
     def _remember_stderr(self, data: bytes) -> None:
         text = self._stderr_partial + data

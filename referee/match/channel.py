@@ -50,6 +50,18 @@ class BotChannel(abc.ABC):
     seat: int
     log: Any  # a structlog logger bound to the game and this seat
     limit_fault: BotFault | None = None  # set when the bot was killed for a cap, even between its turns
+    # Long-lived bots (protocol version 2, referee.match.pool):
+    reused: bool = False  # its process played a game before this one (its handshake limit is decision_s)
+    table: int = 0  # this game's table at its process (in ``hello``)
+    keep: bool = False  # set by the runner once the game ended well for this seat: the process may play on
+
+    def adopt(self, ready: Any) -> None:
+        """The bot's ``ready`` (a ``protocol.machine.Ready``) for this game: what it said it can do."""
+        return None
+
+    async def replace(self, nursery: trio.Nursery) -> None:
+        """The bot said ``bye`` to a later ``hello``: continue with a fresh process (started)."""
+        raise BotFault(FaultReason.WRONG_MESSAGE, "said bye to its first hello")
 
     @abc.abstractmethod
     async def start(self, nursery: trio.Nursery) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +27,7 @@ from pydantic_core import to_json
 
 from protocol import HelloMsg
 from protocol.codec import encode_event
-from protocol.machine import NEED_DATA, Action, Conversation, PartialLine, Ready
+from protocol.machine import NEED_DATA, Action, Bye, Conversation, PartialLine, Ready
 from protocol.machine import Fault as ProtocolFault
 from protocol.messages import TimeLimits
 from referee.errors import RefereeBug
@@ -36,6 +37,7 @@ from referee.match import bubblewrap
 from referee.match.bot import BotProcess
 from referee.match.channel import BotChannel, BotFault
 from referee.match.clock import TimeBank
+from referee.match.pool import ProcessPool
 from referee.match.record import RECORD_FORMAT, RecordWriter, event_entry_bytes
 from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult, display_name, escape_output
 
@@ -75,13 +77,16 @@ def game_teams(spec: GameSpec, options: dict) -> list[list[int]]:
     return [[s for s in range(seats) if spec.team_of(s, options) == t] for t in range(spec.num_teams(options))]
 
 
-def hello_for(spec: GameSpec, options: dict, seat: int, limits: Limits) -> HelloMsg:
-    """The ``hello`` a seat gets: one definition for a game and for ``referee.match.ask``."""
+def hello_for(spec: GameSpec, options: dict, seat: int, limits: Limits, *, table: int = 0,
+              handshake_s: float | None = None) -> HelloMsg:
+    """The ``hello`` a seat gets: one definition for a game and for ``referee.match.ask``.
+    ``handshake_s``: the time to ``ready`` when not the start-up limit (a reused process's)."""
+    handshake = limits.handshake_s if handshake_s is None else handshake_s
     return HelloMsg(
-        game=spec.name, rules_version=spec.rules_version, options=options,
+        game=spec.name, rules_version=spec.rules_version, options=options, table=table,
         seat=seat, team=spec.team_of(seat, options), seats=spec.num_seats(options),
         teams=game_teams(spec, options),
-        limits=TimeLimits(handshake_ms=int(limits.handshake_s * 1000), decision_ms=int(limits.decision_s * 1000),
+        limits=TimeLimits(handshake_ms=int(handshake * 1000), decision_ms=int(limits.decision_s * 1000),
                           time_bank_ms=int(limits.time_bank_s * 1000)),
     )
 
@@ -115,7 +120,7 @@ class _Match:
     def __init__(self, game: str, options: dict, bots: Sequence[BotSpec], seed: int,
                  record_path: Path | None, limits: Limits, stderr_dir: Path | None,
                  hide: Sequence[Path] = (), channels: ChannelFactory | None = None,
-                 channel_for: ChannelHook | None = None) -> None:
+                 channel_for: ChannelHook | None = None, pool: ProcessPool | None = None) -> None:
         self.spec = get_game(game)
         self.options = self.spec.normalize_options(options or {})
         self.num_seats = self.spec.num_seats(self.options)
@@ -148,10 +153,14 @@ class _Match:
         # Record lines not yet written: a decision entry (dict), or (event, its JSON or None).
         self._backlog: list[dict[str, Any] | tuple[Event, bytes | None]] = []
         self.log = log.bind(game=self.spec.name, seed=seed)
-        self.channels = channels or self._bot_process
-        if channel_for is not None:
-            base = self.channels
-            self.channels = lambda seat, bot: channel_for(seat, bot, base)
+        self.channels = channels
+        self.channel_for = channel_for
+        self.pool = pool
+        # Processes may serve this game after others (referee.match.pool) only if the sandbox
+        # they were started in hides this game's files too: those lie in a path hidden for all.
+        given = tuple(Path(p) for p in hide)
+        covered = all(any(x.is_relative_to(h) for h in given) for x in (self.record_path, self.stderr_dir) if x)
+        self.reuse_hidden = given if covered else None
 
     # -- record --------------------------------------------------------------
 
@@ -229,13 +238,20 @@ class _Match:
         if self.writer is not None:
             self.writer.flush()  # a referee killed before the first decision still leaves a readable record
         state, events = self.spec.new_game(self.seed, self.options)
-        procs = [self.channels(s, b) for s, b in enumerate(self.bots)]
+        procs: list[BotChannel] = []
         is_action = action_reader(self.spec)
         convs = [Conversation(sl.max_line_bytes, is_action) for sl in self.seat_limits]
         fault: tuple[int, BotFault] | None = None
         outcome: Outcome | None = None
         try:
             async with trio.open_nursery() as nursery:
+                if self.channels is not None:
+                    base: ChannelFactory = self.channels
+                else:  # without a pool of its own (``referee play``), every process plays this game only
+                    pool = self.pool or ProcessPool(nursery, reuse=False)
+                    base = functools.partial(self._lease, pool)
+                hook = self.channel_for
+                procs += [hook(s, b, base) if hook is not None else base(s, b) for s, b in enumerate(self.bots)]
                 if self.writer is not None:
                     nursery.start_soon(self._flush_record_every, RECORD_FLUSH_S)
                 try:
@@ -250,7 +266,10 @@ class _Match:
                         assert outcome is not None
                     else:
                         outcome = self._forfeit_outcome(fault[0], fault[1])
-                    await self._say_game_over(procs, convs, outcome)
+                    told = await self._say_game_over(procs, convs, outcome)
+                    for s in told:  # the game ended well for these seats: their processes may play on
+                        if fault is None or s != fault[0]:
+                            procs[s].keep = True
                 finally:
                     with trio.CancelScope(shield=True):
                         async with trio.open_nursery() as closer:
@@ -324,6 +343,12 @@ class _Match:
         return BotProcess(seat, bot, self.seat_limits[seat], self._stderr_path(seat, bot), self._jail(seat, bot),
                           log=self.log)
 
+    def _lease(self, pool: ProcessPool, seat: int, bot: BotSpec) -> BotChannel:
+        hidden = self.reuse_hidden
+        key = (bot, self.seat_limits[seat], self.seat_sandbox[seat], hidden) if hidden is not None else None
+        return pool.lease(seat, lambda: self._bot_process(seat, bot), name=bot.name, key=key, seed=self.seed,
+                          stderr_path=self._stderr_path(seat, bot), log=self.log)
+
     def _jail(self, seat: int, bot: BotSpec) -> bubblewrap.Jail | None:
         if self.seat_sandbox[seat] != "bwrap":
             return None
@@ -350,29 +375,39 @@ class _Match:
                          nursery: trio.Nursery) -> tuple[int, BotFault] | None:
         faults: dict[int, BotFault] = {}
 
-        async def one(p: BotChannel, conv: Conversation) -> None:
-            own = self.seat_limits[p.seat]
-            limit = own.handshake_s
+        async def one(seat: int) -> None:
+            p = procs[seat]
+            own = self.seat_limits[seat]
             try:
                 await p.start(nursery)
-                await p.send(conv.send_hello(hello_for(self.spec, self.options, p.seat, own)), limit)
-                with trio.move_on_after(limit) as scope:
-                    event = await self._next_event(p, conv)
-                if scope.cancelled_caught:
-                    if (over := await p.enforce_limits()) is not None:
-                        raise over
-                    raise BotFault(FaultReason.HANDSHAKE_TIMEOUT, f"no ready within {limit:g}s")
+                while True:
+                    # A process that played before (a long-lived bot) is ready at once: its limit is decision_s.
+                    limit = own.decision_s if p.reused else own.handshake_s
+                    conv = convs[seat]
+                    hello = hello_for(self.spec, self.options, seat, own, table=p.table, handshake_s=limit)
+                    await p.send(conv.send_hello(hello), limit)
+                    with trio.move_on_after(limit) as scope:
+                        event = await self._next_event(p, conv)
+                    if scope.cancelled_caught:
+                        if (over := await p.enforce_limits()) is not None:
+                            raise over
+                        raise BotFault(FaultReason.HANDSHAKE_TIMEOUT, f"no ready within {limit:g}s")
+                    if type(event) is not Bye:
+                        break
+                    await p.replace(nursery)  # it plays no more games: this one goes to a fresh process
+                    convs[seat] = Conversation(own.max_line_bytes, action_reader(self.spec))
                 if type(event) is not Ready:
                     raise await self._fault_from(p, event)
-                self.wants_events[p.seat] = event.events
-                bot = self.bots[p.seat]
-                self.names[p.seat] = bot.name if bot.named else display_name(event.name, bot.name)
+                p.adopt(event)
+                self.wants_events[seat] = event.events
+                bot = self.bots[seat]
+                self.names[seat] = bot.name if bot.named else display_name(event.name, bot.name)
             except BotFault as exc:
-                faults[p.seat] = exc
+                faults[seat] = exc
 
         async with trio.open_nursery() as hs:
-            for p, conv in zip(procs, convs, strict=True):
-                hs.start_soon(one, p, conv)
+            for seat in range(len(procs)):
+                hs.start_soon(one, seat)
         if faults:
             seat = min(faults)
             return seat, faults[seat]
@@ -525,13 +560,17 @@ class _Match:
                                                       f"{allowed:.3f}s of request {rid}", conv.pending_line)
         return BotFault(FaultReason.TIMEOUT, f"no reply to request {rid} within {allowed:.3f}s")
 
-    async def _say_game_over(self, procs: list[BotChannel], convs: list[Conversation], outcome: Outcome) -> None:
-        for p, conv in zip(procs, convs, strict=True):
+    async def _say_game_over(self, procs: list[BotChannel], convs: list[Conversation], outcome: Outcome) -> list[int]:
+        """Send ``game_over`` to every seat that was started; the seats that got it."""
+        told = []
+        for seat, (p, conv) in enumerate(zip(procs, convs, strict=True)):
             if not p.started:
                 continue
-            team = self.spec.team_of(p.seat, self.options)
+            team = self.spec.team_of(seat, self.options)
             with contextlib.suppress(BotFault):  # the game is over; a bot that cannot hear it changes nothing
                 await p.send(conv.send_game_over(outcome.to_json(), result_for_team(outcome, team)), 0.2)
+                told.append(seat)
+        return told
 
 
 class _Late(Exception):
@@ -555,6 +594,7 @@ async def run_match(
     stderr_dir: Path | None = None,
     hide: Sequence[Path] = (),
     channel_for: ChannelHook | None = None,
+    pool: ProcessPool | None = None,
     _channels: ChannelFactory | None = None,
 ) -> MatchResult:
     """Play one game.  Bot faults become a ``forfeit`` outcome, never an exception.
@@ -566,8 +606,11 @@ async def run_match(
     read (a tournament's output folder and file); the record and the stderr
     folder are always hidden.  ``channel_for(seat, bot, default)`` makes a seat's
     channel given the default factory (``referee.match.ask`` replays recorded
-    decisions through it).  ``_channels`` (internal, for tests) makes each
-    seat's channel instead of starting a bot process."""
+    decisions through it).  ``pool``: live processes to play with and to
+    keep for later games (``referee.match.pool``: long-lived bots); without
+    one, every process plays this game only.  ``_channels`` (internal, for
+    tests) makes each seat's channel instead of starting a bot process."""
     ensure_configured()
-    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir, hide, _channels, channel_for)
+    match = _Match(game, options or {}, bots, seed, record_path, limits, stderr_dir, hide, _channels, channel_for,
+                   pool)
     return await match.run()

@@ -8,7 +8,9 @@
  *
  * Protocol (docs/protocol.md): one JSON object per line on stdin, one per
  * line on stdout, flushed.  hello -> ready, request -> action, game_over ->
- * exit.  stderr is yours for diagnostics.
+ * wait for the next hello: it says "games":"many" in ready, so in a tournament
+ * one process plays game after game (protocol version 2); it exits when stdin
+ * ends.  stderr is yours for diagnostics.
  *
  * The JSON reading here is deliberately minimal: it finds a key at the top
  * level of the object and reads a string, an integer or an array of strings.
@@ -129,7 +131,7 @@ int main(int argc, char **argv) {
 
         if (strcmp(type, "hello") == 0) {
             /* This bot decides from each request alone, so it asks for no events. */
-            printf("{\"type\":\"ready\",\"name\":\"c-random\",\"events\":false}\n");
+            printf("{\"type\":\"ready\",\"name\":\"c-random\",\"events\":false,\"games\":\"many\"}\n");
             fflush(stdout);
         } else if (strcmp(type, "request") == 0) {
             const char *id = find_key(line, "id");
@@ -163,10 +165,9 @@ int main(int argc, char **argv) {
             printf("{\"type\":\"action\",\"id\":%ld,\"action\":%.*s}\n",
                    request_id, (int)(end - p), p);
             fflush(stdout);
-        } else if (strcmp(type, "game_over") == 0) {
-            break;
         }
-        /* "event": not asked for, ignored if sent. */
+        /* "game_over": nothing to do, a new hello or the end of stdin follows.
+           "event": not asked for, ignored if sent. */
     }
     free(line);
     return 0;

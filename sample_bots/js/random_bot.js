@@ -4,7 +4,9 @@
 // Node.js, no dependencies.  Usage: node random_bot.js [SEED]
 //
 // Protocol (docs/protocol.md): one JSON object per line on stdin, one per line
-// on stdout.  hello -> ready, request -> action, game_over -> exit.
+// on stdout.  hello -> ready, request -> action, game_over -> wait for the
+// next hello: it says "games": "many" in ready, so in a tournament one process
+// plays game after game (protocol version 2); it exits when stdin ends.
 // stderr is yours for diagnostics (the referee keeps it next to the record).
 "use strict";
 
@@ -37,7 +39,7 @@ lines.on("line", (line) => {
   switch (msg.type) {
     case "hello":
       // This bot decides from each request alone, so it asks for no events.
-      send({ type: "ready", name: "js-random", events: false });
+      send({ type: "ready", name: "js-random", events: false, games: "many" });
       break;
     case "request": {
       const legal = msg.legal;
@@ -45,11 +47,8 @@ lines.on("line", (line) => {
       send({ type: "action", id: msg.id, action: action });
       break;
     }
-    case "game_over":
-      lines.close();
-      break;
     default:
-      break; // "event": not asked for, ignored if sent
+      break; // "game_over": the next hello or the end of stdin follows; "event": not asked for
   }
 });
 

@@ -21,9 +21,9 @@ def play(decide, *lines, **hooks):
 
 
 def test_hello_gets_ready_with_the_name_and_no_events_without_an_event_hook():
-    code, sent = play(lambda r: r.legal[0], HELLO, GAME_OVER, name="mine")
+    code, sent = play(lambda r: r.legal[0], HELLO, GAME_OVER, name="mine", games=1)
     assert code == 0
-    assert sent == [{"type": "ready", "name": "mine", "events": False}]
+    assert sent == [{"type": "ready", "name": "mine", "events": False}]  # version 1's ready, word for word
 
 
 def test_each_request_is_answered_with_decide_and_the_request_id():
@@ -49,9 +49,44 @@ def test_an_event_hook_asks_for_events_and_receives_each_inner_event():
     assert hellos == [HELLO] and overs == [GAME_OVER]
 
 
-def test_the_helper_stops_at_game_over_and_reads_no_further():
-    _, sent = play(lambda r: r.legal[0], HELLO, GAME_OVER, REQUEST)
+def test_with_one_game_the_helper_stops_at_game_over_and_reads_no_further():
+    _, sent = play(lambda r: r.legal[0], HELLO, GAME_OVER, REQUEST, games=1)
     assert [m["type"] for m in sent] == ["ready"]
+
+
+def test_by_default_the_helper_plays_many_games_until_its_input_ends():
+    hellos: list[dict] = []
+    second = {**HELLO, "seat": 1, "table": 1}
+    code, sent = play(lambda r: r.legal[0], HELLO, REQUEST, GAME_OVER, second, {**REQUEST, "id": 9},
+                      GAME_OVER, on_hello=hellos.append)
+    assert code == 0 and hellos == [HELLO, second]
+    assert sent == [{"type": "ready", "name": "bot", "events": False, "games": "many"},
+                    {"type": "action", "id": 7, "action": "pass"},
+                    {"type": "ready", "name": "bot", "events": False, "games": "many"},
+                    {"type": "action", "id": 9, "action": "pass"}]
+
+
+def test_a_bot_with_a_game_budget_says_bye_to_the_hello_after_its_last_game():
+    _, sent = play(lambda r: r.legal[0], HELLO, GAME_OVER, HELLO, GAME_OVER, HELLO, games=2)
+    assert [m["type"] for m in sent] == ["ready", "ready", "bye"] and sent[0]["games"] == 2
+
+
+def test_a_multi_table_bot_tags_every_line_and_keeps_each_tables_hello_apart():
+    seen: list[tuple[int, int]] = []
+    overs: list[int] = []
+
+    def decide(request: Request) -> str:
+        seen.append((request.table, request.hello["seat"]))
+        return request.legal[0]
+
+    _, sent = play(decide, {**HELLO, "table": 0}, {**HELLO, "seat": 3, "table": 5},
+                   {**REQUEST, "table": 5, "id": 2}, {**REQUEST, "table": 0, "id": 3},
+                   {**GAME_OVER, "table": 0}, tables=8, on_game_over=lambda m, t: overs.append(t))
+    assert sent == [{"type": "ready", "name": "bot", "events": False, "games": "many", "tables": 8, "table": 0},
+                    {"type": "ready", "name": "bot", "events": False, "games": "many", "tables": 8, "table": 5},
+                    {"type": "action", "id": 2, "action": "pass", "table": 5},
+                    {"type": "action", "id": 3, "action": "pass", "table": 0}]
+    assert seen == [(5, 3), (0, 0)] and overs == [0]
 
 
 def test_an_illegal_answer_is_sent_as_given_with_a_warning_on_stderr(capsys):

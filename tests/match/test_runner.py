@@ -71,7 +71,7 @@ async def test_a_bot_that_asks_for_events_gets_hello_its_own_hand_and_game_over(
         msgs = [json.loads(line) for line in listener_log(stderr, seat)]
         hello = msgs[0]
         assert hello["type"] == "hello" and hello["seat"] == seat and hello["team"] == seat % 2
-        assert hello["teams"] == [[0, 2], [1, 3]] and hello["seats"] == 4 and hello["protocol"] == 1
+        assert hello["teams"] == [[0, 2], [1, 3]] and hello["seats"] == 4 and hello["protocol"] == 2
         assert hello["limits"]["decision_ms"] == 1000
         hands = [m["event"] for m in msgs if m["type"] == "event" and m["event"]["type"] == "hand"]
         assert hands and all(h["seat"] == seat for h in hands), "a bot saw another seat's hand"

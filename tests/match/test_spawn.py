@@ -4,7 +4,7 @@ bubblewrap's ``--die-with-parent`` is a parent-death signal, which Linux sends
 when the parent *thread* exits. Trio's ``open_process`` forks from a worker
 thread that Trio retires after ten idle seconds, and so every sandboxed bot
 was killed with SIGKILL ten-odd seconds into a quiet stretch (found as long
-Schmier games forfeited by "killed by SIGKILL"). ``referee.match.spawn``
+Schmier games forfeited by "killed by SIGKILL"). ``referee.match.bot._Child``
 forks from the event loop's thread instead.
 """
 
