@@ -34,8 +34,8 @@ from .results import GameResult, game_fault_line
 from .sprt import SprtRun
 from .standings import compute_standings
 
-__all__ = ["LiveSummary", "PlainProgress", "RichProgress", "print_standings", "standings_tables",
-           "write_html_report"]
+__all__ = ["LiveSummary", "PlainProgress", "RichProgress", "print_decision_times", "print_standings",
+           "standings_tables", "write_html_report"]
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -210,22 +210,26 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
     return tables
 
 
-def print_standings(data: dict[str, Any], console: Console,
-                    times: Mapping[str, tuple[int, float, float]] | None = None) -> None:
-    """The standings tables; with ``times`` (``standings.decision_times``), each entrant's
-    decision times too (a measurement, so not part of ``standings.json``)."""
+def print_standings(data: dict[str, Any], console: Console) -> None:
     for table in standings_tables(data):
-        console.print(table)
-    if times:
-        table = Table(title="Decision time (ms per reply)", header_style="bold")
-        for col in ("entrant", "decisions", "mean", "max"):
-            table.add_column(col, justify="left" if col == "entrant" else "right", no_wrap=True)
-        for e in data["entrants"]:
-            if (t := times.get(e["name"])) is not None:
-                table.add_row(e["name"], str(t[0]), f"{t[1]:.1f}", f"{t[2]:.1f}")
         console.print(table)
     for line in describe_overrides(data.get("overrides", {})):
         console.print(f"own limits: {line}", markup=False, highlight=False)
+
+
+def print_decision_times(times: Mapping[str, tuple[int, float, float]], data: dict[str, Any],
+                         console: Console) -> None:
+    """Each entrant's replies, mean and longest decision time (``standings.decision_times``),
+    in the standings' order: a measurement, so not part of ``standings.json``."""
+    if not times:
+        return
+    table = Table(title="Decision time (ms per reply)", header_style="bold")
+    for col in ("entrant", "decisions", "mean", "max"):
+        table.add_column(col, justify="left" if col == "entrant" else "right", no_wrap=True)
+    for e in data["entrants"]:
+        if (t := times.get(e["name"])) is not None:
+            table.add_row(e["name"], str(t[0]), f"{t[1]:.1f}", f"{t[2]:.1f}")
+    console.print(table)
 
 
 def live_lines(data: dict[str, Any], width: int = 80, top: int = 4) -> list[str]:

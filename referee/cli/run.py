@@ -294,7 +294,14 @@ def register(app: typer.Typer) -> None:
 
         from referee.cli.common import describe_isolation, make_console, resolve_sandbox
         from tournaments.output import open_output
-        from tournaments.report import LiveSummary, PlainProgress, RichProgress, print_standings, write_html_report
+        from tournaments.report import (
+            LiveSummary,
+            PlainProgress,
+            RichProgress,
+            print_decision_times,
+            print_standings,
+            write_html_report,
+        )
         from tournaments.runner import run_tournament
         from tournaments.standings import decision_times
         from tournaments.standings_files import standings_paths
@@ -334,7 +341,10 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(code=130) from None
         json_path, csv_path = standings_paths(t.output)  # written by the run
         data = outcome.standings.to_json()
-        print_standings(data, make_console(), decision_times(t.names, outcome.results.values()))
+        print_standings(data, make_console())
+        # Measurements, not results: on stderr with the other diagnostics, so stdout is the same
+        # for the same games (an interrupted and resumed run prints what an uninterrupted one does).
+        print_decision_times(decision_times(t.names, outcome.results.values()), data, err)
         for line in fault_summary(outcome.results, t.game, t.output):
             err.print(line, markup=False)
         report = write_html_report(t.output, data, t.output / "report.html")

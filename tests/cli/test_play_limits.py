@@ -56,7 +56,7 @@ def test_a_hanging_bot_is_reported_with_its_seat_reason_and_stderr(tmp_path):
     assert res.returncode == 3, res.stderr  # a forfeit
     # One command per team: the hang bot plays seats 1 and 3; whichever hangs first forfeits.
     assert re.search(r"Result: forfeit: seat [13] \(hang\) — timeout: no reply to request", res.stdout), res.stdout
-    assert "team 0 (seats 0, 2: random_bot) wins" in res.stdout
+    assert "team 0 (seats 0, 2: random) wins" in res.stdout  # the name its ready gave
     assert "| hang: hanging on request" in res.stdout
     shown = referee("replay", tmp_path / "r.jsonl")
     assert re.search(r"Fault: seat [13] — timeout", shown.stdout) and "Result: forfeit (timeout)" in shown.stdout

@@ -147,8 +147,11 @@ command = "{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
     assert "  own limits: v2: decision_s 2.5, memory_mb 2048, sandbox off" in res.stderr
     from rich.console import Console
     console = Console(record=True, width=100)
-    print_standings({"entrants": [], "head_to_head": {}, "paired": [], "games_played": 0, "games_total": 0,
-                     "overrides": {"v2": {"decision_s": 2.5}}}, console)
+    from tournaments.standings import compute_standings
+
+    data = compute_standings(["v1", "v2"], 2, []).to_json()
+    assert "overrides" not in data
+    print_standings({**data, "overrides": {"v2": {"decision_s": 2.5}}}, console)
     assert "own limits: v2: decision_s 2.5" in console.export_text()
 
 
