@@ -147,8 +147,10 @@ command = "{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
     assert "  own limits: v2: decision_s 2.5, memory_mb 2048, sandbox off" in res.stderr
     from rich.console import Console
     console = Console(record=True, width=100)
-    print_standings({"entrants": [], "head_to_head": {}, "paired": [], "games_played": 0, "games_total": 0,
-                     "overrides": {"v2": {"decision_s": 2.5}}}, console)
+    from tournaments.standings import compute_standings
+    standings = compute_standings(["v2", "v1"], 2, [])
+    standings.overrides = {"v2": {"decision_s": 2.5}}
+    print_standings(standings.to_json(), console)
     assert "own limits: v2: decision_s 2.5" in console.export_text()
 
 
