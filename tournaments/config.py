@@ -32,6 +32,7 @@ and keeps it there.  The secret itself never goes into the tournament file,
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import secrets
 import shlex
@@ -98,6 +99,7 @@ MAX_CPU_S = 86_400  # one day of CPU time
 MAX_PROCESSES = 65_536
 MAX_OPEN_FILES = 1 << 20  # Linux's default fs.nr_open, the most a process may be given
 MAX_BYTES = 1 << 30  # max_line_bytes, stderr_keep_bytes: 1 GiB
+MAX_DEALS = 1_000_000  # games_per_pairing, rounds, and their product: deals per pairing
 
 
 class LimitsConfig(_Model):
@@ -175,8 +177,9 @@ class TournamentConfig(_Model):
     players: int | None = Field(None, description="shortcut for options.players")
     options: dict[str, Any] = Field(default_factory=dict)
     seed: int = 0
-    games_per_pairing: int = Field(1, ge=1)
-    rounds: int = Field(1, ge=1, description="times the round robin (or gauntlet) is played, new deals each time")
+    games_per_pairing: int = Field(1, ge=1, le=MAX_DEALS)
+    rounds: int = Field(
+        1, ge=1, le=MAX_DEALS, description="times the round robin (or gauntlet) is played, new deals each time")
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     challengers: list[EntrantName] = Field(
         default_factory=list, description="gauntlet: the entrants that play every other entrant")
@@ -341,6 +344,8 @@ class Tournament:
         return self._schedule
 
     def total_games(self) -> int:
+        if not self.history and not self._plan:  # never grew: count without listing every game
+            return len(self.shape().pairings(self.num_teams)) * self.deals_per_pairing * math.factorial(self.num_teams)
         return len(self.plan())
 
     def limits_of(self, name: str) -> Limits:
@@ -458,6 +463,9 @@ def resolve(
         )
     challengers = _challengers(config, names)
 
+    if config.rounds * config.games_per_pairing > MAX_DEALS:
+        raise ConfigError(f"rounds x games_per_pairing is {config.rounds * config.games_per_pairing} deals per "
+                          f"pairing; at most {MAX_DEALS}")
     base_dir = base_dir.resolve()
     entrants = []
     for ec in config.entrants:

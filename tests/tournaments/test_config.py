@@ -189,3 +189,11 @@ def test_rounds_multiply_the_deals_per_pairing():
     assert t.identity()["rounds"] == 3 and "rounds" not in build().identity(), "old identities stay valid"
     with pytest.raises(ConfigError, match="rounds: Input should be greater than or equal to 1"):
         build(rounds=0)
+
+
+def test_deals_per_pairing_are_capped_so_a_typo_cannot_hang_the_plan():
+    with pytest.raises(ConfigError, match="games_per_pairing: Input should be less than or equal to 1000000"):
+        build(games_per_pairing=2**62)
+    with pytest.raises(ConfigError, match="rounds x games_per_pairing is 2000000 deals per pairing; at most 1000000"):
+        build(rounds=2, games_per_pairing=1_000_000)
+    assert build(games_per_pairing=1_000_000).total_games() == 2_000_000

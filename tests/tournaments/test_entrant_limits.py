@@ -148,10 +148,9 @@ command = "{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
     from rich.console import Console
     console = Console(record=True, width=100)
     from tournaments.standings import compute_standings
-
-    data = compute_standings(["v1", "v2"], 2, []).to_json()
-    assert "overrides" not in data
-    print_standings({**data, "overrides": {"v2": {"decision_s": 2.5}}}, console)
+    standings = compute_standings(["v2", "v1"], 2, [])
+    standings.overrides = {"v2": {"decision_s": 2.5}}
+    print_standings(standings.to_json(), console)
     assert "own limits: v2: decision_s 2.5" in console.export_text()
 
 
