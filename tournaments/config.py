@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from referee.errors import UserFault
 from referee.games import GAMES, GameError, GameSpec, get_game
@@ -120,6 +120,26 @@ class LimitsConfig(_Model):
     max_open_files: int = Field(_DEFAULT_LIMITS.max_open_files or 0, ge=0, le=MAX_OPEN_FILES)
     stderr_keep_bytes: int = Field(_DEFAULT_LIMITS.stderr_keep_bytes, ge=0, le=MAX_BYTES)
     scratch_mb: int = Field(_DEFAULT_LIMITS.scratch_mb, ge=1, le=1 << 20)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _milliseconds(cls, data: Any) -> Any:
+        """``decision_ms``, ``handshake_ms`` and ``time_bank_ms`` (whole milliseconds, as
+        ``referee play``'s flags) are the same settings as ``decision_s`` and so on."""
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for ms_key in ("handshake_ms", "decision_ms", "time_bank_ms"):
+            if ms_key not in out:
+                continue
+            s_key = ms_key[:-3] + "_s"
+            value = out.pop(ms_key)
+            if s_key in out:
+                raise ValueError(f"give {ms_key} or {s_key}, not both")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{ms_key} must be a whole number of milliseconds, got {value!r}")
+            out[s_key] = value / 1000
+        return out
 
     def to_limits(self) -> Limits:
         return Limits(

@@ -159,3 +159,41 @@ def test_a_bot_spec_without_limits_of_its_own_plays_under_the_matchs():
     assert "limits" not in spec.to_json() and BotSpec.from_json(spec.to_json()).limits is None
     own = BotSpec(name="x", command=("true",), limits=Limits(decision_s=3.0))
     assert BotSpec.from_json(own.to_json()).limits == Limits(decision_s=3.0)
+
+
+def test_time_limits_may_be_given_in_milliseconds_as_on_the_command_line(tmp_path):
+    path = tmp_path / "t.toml"
+    bot = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
+    text = f'''
+game = "back-alley"
+output = "out"
+[limits]
+decision_ms = 1500
+[[entrants]]
+name = "v2"
+command = "{bot}"
+[entrants.limits]
+decision_ms = 2500
+time_bank_ms = 10000
+handshake_ms = 4000
+[[entrants]]
+name = "v1"
+command = "{bot}"
+'''
+    path.write_text(text)
+    res = referee("run", path, "--dry-run")
+    assert res.returncode == 0, res.stderr
+    assert "own limits: v2: handshake_s 4.0, decision_s 2.5, time_bank_s 10.0" in res.stderr, res.stderr
+    import tomllib
+
+    t = resolve(parse(tomllib.loads(text), "t.toml"), tmp_path)
+    assert t.limits.decision_s == 1.5 and t.limits_of("v1").decision_s == 1.5
+    assert t.limits_of("v2").decision_s == 2.5 and t.limits_of("v2").time_bank_s == 10.0
+    both = text.replace("decision_ms = 2500", "decision_ms = 2500\ndecision_s = 2.5")
+    path.write_text(both)
+    res = referee("run", path, "--dry-run")
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "decision_ms or decision_s, not both" in res.stderr
+    path.write_text(text.replace("decision_ms = 2500", "decision_ms = 2.5"))
+    res = referee("run", path, "--dry-run")
+    assert res.returncode == 2 and "whole number of milliseconds" in res.stderr, res.stderr
