@@ -36,32 +36,10 @@ if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` nee
 _MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
 
 
-def build_tournament(
-    file: Path | None,
-    *,
-    game: str | None = None,
-    players: int | None = None,
-    options: Sequence[str] = (),
-    entrants: Sequence[str] = (),
-    seed: int | None = None,
-    games_per_pairing: int | None = None,
-    jobs: int | None = None,
-    pin_cores: bool | None = None,
-    output: Path | None = None,
-    decision_ms: int | None = None,
-    handshake_ms: int | None = None,
-    time_bank_ms: int | None = None,
-    sandbox: str | None = None,
-    secret: str | None = None,
-    dask: str | None = None,
-    gauntlet: Sequence[str] = (),
-    cwd: Path | None = None,
-) -> Tournament:
-    """The file's settings with the flags applied on top, resolved and checked."""
-    return build_run(file, game=game, players=players, options=options, entrants=entrants, seed=seed,
-                     games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output,
-                     decision_ms=decision_ms, handshake_ms=handshake_ms, time_bank_ms=time_bank_ms,
-                     sandbox=sandbox, secret=secret, dask=dask, gauntlet=gauntlet, cwd=cwd)[0]
+def build_tournament(file: Path | None, **settings: Any) -> Tournament:
+    """The file's settings with the flags applied on top, resolved and checked
+    (``settings``: those of ``_build``, the one list of them)."""
+    return build_run(file, **settings)[0]
 
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "max_games", "reference")
