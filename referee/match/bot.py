@@ -167,13 +167,14 @@ class BotProcess(BotChannel):
         bare = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), sandbox.BOT_ID_ENV: self.bot_id}
         return [*prefix, *sandbox.prlimit_command(limits), *inner], bare
 
-    async def _remove_cgroup_when_empty(self, timeout: float = 3.0) -> None:
+    async def _remove_cgroup_when_empty(self, timeout: float = 10.0) -> None:
         """Remove the cgroup once its killed processes have left it (bounded;
         a leftover is swept by the next referee, cgroups._sweep_stale)."""
         if self.cgroup is None:
             return
         with trio.move_on_after(timeout):
             while not self.cgroup.remove():
+                self.cgroup.kill_members()  # a straggler the sweep missed (a fork bomb's last children)
                 await trio.sleep(0.01)
 
     @property

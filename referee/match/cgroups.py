@@ -17,6 +17,7 @@ import contextlib
 import functools
 import os
 import secrets
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +126,18 @@ class BotCgroup:
         except (OSError, ValueError):
             pass
         return False
+
+    def kill_members(self) -> int:
+        """SIGKILL every process still in this cgroup (after a bot's teardown: a straggler
+        the family sweep had not reached yet); how many there were."""
+        pids: set[int] = set()
+        for d in self.dirs:
+            with contextlib.suppress(OSError, ValueError):
+                pids.update(int(x) for x in (d / "cgroup.procs").read_text().split())
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        return len(pids)
 
     def remove(self) -> bool:
         """Remove the cgroup (empty once the sweep has run); False while the kernel
