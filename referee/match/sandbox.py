@@ -248,11 +248,10 @@ async def family_members(family: Family, max_age: float = 0.0) -> dict[int, Proc
     """The family's live processes: a contained family's own scan, else from a
     machine-wide scan at most ``max_age`` old (shared by every bot of this run)."""
     if family.contained:
-        # In a worker thread, as the machine-wide scan runs: besides keeping file reads off
-        # the event loop, this keeps Trio's cached worker threads in use, and bwrap's
-        # --die-with-parent kills a sandbox when the thread that spawned it exits (after
-        # 10 s idle: a known gap, still open), so the threads the bots were spawned from stay.
-        return await trio.to_thread.run_sync(family.scan)
+        # On the event loop: a few small /proc and cgroup reads of this bot's own processes,
+        # cheaper than a thread hop. (It ran in a worker thread only to keep Trio's threads
+        # alive for bwrap's --die-with-parent; bots now start from this thread: bot._Child.)
+        return family.scan()
     return family.members(await snapshot(not_before=trio.current_time() - max_age))
 
 
