@@ -27,6 +27,8 @@ its result is dropped.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import fcntl
 import hashlib
 import importlib.metadata
@@ -35,6 +37,7 @@ import logging
 import os
 import platform
 import secrets
+import shutil
 import signal
 import socket
 import tempfile
@@ -52,6 +55,7 @@ import trio
 from referee.errors import OutputError
 from referee.games import GAMES
 from referee.match.commands import CommandError, check_command, script_of
+from referee.match.pool import ProcessPool
 
 from .config import CLUSTER_JOBS, Tournament
 from .executors import Executor, ExecutorError, ExecutorSetupError, Job, Reply
@@ -61,6 +65,7 @@ log = structlog.get_logger("referee.dask")
 VERSIONS_KEY = "referee-versions"  # where a coordinator publishes its versions on the scheduler
 CONNECT_TIMEOUT_S = 10.0
 CLOSE_TIMEOUT_S = 10.0
+RUN_CLOSE_S = 30.0  # on a worker: how long a run's games and bot processes may take to end
 
 
 class DaskError(ExecutorError):
@@ -150,7 +155,6 @@ def _digest(setup: Mapping[str, Any]) -> str:
 
 _lock = threading.Lock()
 _checked: dict[str, str | None] = {}  # setup digest -> this worker process's verdict
-_running: dict[str, set[tuple[trio.lowlevel.TrioToken, trio.CancelScope]]] = {}  # by run: games in progress
 
 
 def worker_name() -> str:
@@ -193,7 +197,7 @@ def _claim_core() -> int | None:
 
 
 def _pin_this_thread() -> None:
-    """Pin the calling thread (the task's: its Trio loop and the bots it starts) to
+    """Pin the calling thread (a run's loop: its games and the bots it starts) to
     this worker process's core, as ``tournaments.workers`` pins a local worker:
     a pipe round trip within one core is far cheaper than across cores."""
     with _lock:
@@ -206,48 +210,140 @@ def _pin_this_thread() -> None:
             log.warning("worker_not_pinned", core=_core[0], error=str(exc))
 
 
-def _unpin_this_thread() -> None:
-    if _core and _core[0] is not None:
-        from .config import available_cores
+class _RunLoop:
+    """One run's games on this worker process: a Trio loop in a thread of its
+    own, started by the run's first game here, that plays every game Dask gives
+    this process (``play``, from a task's thread) with one ``ProcessPool``, as a
+    local worker's ``serve`` does.  So a long-lived bot's process plays game
+    after game on this worker, and a K-table bot serves concurrent games.
 
-        with suppress(OSError):
-            os.sched_setaffinity(0, set(available_cores()))
+    The bots are started from the loop's thread (``referee.match.bot._Child``),
+    and bubblewrap's ``--die-with-parent`` is tied to that thread: it lives
+    until the run's pool is ended (``close``).  Each game writes its record and
+    stderr logs in a folder of its own under ``root``, one folder per run and
+    worker process, which every game hides from its bots: the pool reuses a
+    process only for a game whose files lie in a hidden path, so a sandboxed
+    bot never sees the records of the games it played before."""
+
+    def __init__(self, run: str, pin: bool) -> None:
+        self.run = run
+        self.pin = pin
+        self.root = Path(tempfile.mkdtemp(prefix=f"referee-run-{run}-"))
+        self._ready = threading.Event()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._games: trio.Nursery | None = None
+        self._pool: ProcessPool | None = None
+        self.closing = False  # (on the loop's thread) no new game is started
+        self.playing = 0  # games in progress
+        self._thread = threading.Thread(target=self._main, name=f"referee-run-{run}", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._token is None:
+            raise RuntimeError(f"the game loop of run {run} did not start")
+
+    def _main(self) -> None:
+        if self.pin:
+            _pin_this_thread()  # for the thread's life: its bots inherit the core
+        try:
+            trio.run(self._serve)
+        finally:
+            self._ready.set()  # (had it failed before it was ready)
+
+    async def _serve(self) -> None:
+        async with trio.open_nursery() as processes:
+            pool = ProcessPool(processes)
+            try:
+                async with trio.open_nursery() as games:
+                    self._pool, self._games = pool, games
+                    self._token = trio.lowlevel.current_trio_token()
+                    self._ready.set()
+                    await trio.sleep_forever()  # until ``close`` cancels the games
+            finally:
+                await pool.aclose()  # shielded: every process the pool kept
+                processes.cancel_scope.cancel()
+
+    async def _play(self, job: Job) -> Reply | None:
+        if self.closing:
+            return None
+        assert self._games is not None
+        done = trio.Event()
+        replies: list[Reply] = []
+
+        async def game() -> None:
+            from .workers import _play_job  # the function a local worker process runs
+
+            self.playing += 1
+            try:
+                replies.append(await _play_job(job, self._pool))
+            finally:
+                self.playing -= 1
+                done.set()
+
+        self._games.start_soon(game)
+        await done.wait()
+        return replies[0] if replies else None  # None: stopped (``close``)
+
+    def play(self, job: Job) -> Reply | None:
+        """Play ``job`` on the loop (blocking the calling thread); None if it was stopped."""
+        try:
+            return trio.from_thread.run(self._play, job, trio_token=self._token)
+        except (trio.RunFinishedError, trio.Cancelled):
+            return None
+
+    def _stop(self) -> int:
+        self.closing = True
+        stopped = self.playing
+        if self._games is not None:
+            self._games.cancel_scope.cancel()
+        return stopped
+
+    def close(self, timeout: float = RUN_CLOSE_S) -> int:
+        """Stop the games in progress (their bots shut down as in a local run), end
+        every process of the pool, and remove ``root``; bounded.  How many games were stopped."""
+        stopped = 0
+        if self._thread.is_alive() and self._token is not None:
+            with suppress(trio.RunFinishedError):
+                stopped = trio.from_thread.run_sync(self._stop, trio_token=self._token)
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.warning("dask_run_not_closed", run=self.run, after_s=timeout)
+        shutil.rmtree(self.root, ignore_errors=True)
+        return stopped
+
+
+_runs: dict[str, _RunLoop] = {}  # by run id: this worker process's loop of each run it plays
+_ended: set[str] = set()  # runs ended here (``_stop_run``): a game of theirs that comes late is not played
+
+
+def _run_loop(run: str, pin: bool) -> _RunLoop | None:
+    with _lock:
+        if run in _ended:
+            return None
+        loop = _runs.get(run)
+        if loop is None:
+            loop = _runs[run] = _RunLoop(run, pin)
+        return loop
 
 
 def play_task(job: Job, setup: Mapping[str, Any], run: str, pin: bool = True) -> Reply:
     """One game, on a worker: the reply of ``_play_job``, with the record's and
-    the stderr logs' bytes, and who played it.  With ``pin`` (the tournament's
-    ``pin_cores``) the game and its bots run on one core of the worker's machine."""
-    from .workers import _play_job  # the function a local worker process runs
-
+    the stderr logs' bytes, and who played it.  The game is played by this worker
+    process's loop of ``run`` (``_RunLoop``), with the run's pool of live bot
+    processes.  With ``pin`` (the tournament's ``pin_cores``) that loop and its
+    bots run on one core of the worker's machine."""
     worker = worker_name()
     problem = check_worker(setup)
     if problem is not None:
         return {"error": problem, "setup_error": True, "worker": worker}
-    with tempfile.TemporaryDirectory(prefix="referee-game-") as tmp:
-        here = Path(tmp)
+    loop = _run_loop(run, pin)
+    if loop is None:
+        return {"error": "stopped by the coordinator", "worker": worker}
+    here = Path(tempfile.mkdtemp(prefix="game-", dir=loop.root))
+    try:
         local = {**job, "record_path": str(here / "record.jsonl") if job["record_path"] else None,
-                 "stderr_dir": str(here / "stderr") if job["stderr_dir"] else None}
-
-        async def play() -> Reply | None:
-            with trio.CancelScope() as scope:
-                entry = (trio.lowlevel.current_trio_token(), scope)
-                with _lock:
-                    _running.setdefault(run, set()).add(entry)
-                try:
-                    return await _play_job(local)
-                finally:
-                    with _lock:
-                        _running.get(run, set()).discard(entry)
-            return None
-
-        if pin:
-            _pin_this_thread()
-        try:
-            reply = trio.run(play)
-        finally:
-            if pin:
-                _unpin_this_thread()
+                 "stderr_dir": str(here / "stderr") if job["stderr_dir"] else None,
+                 "hide": [*job.get("hide", ()), str(loop.root)]}
+        reply = loop.play(local)
         if reply is None:
             return {"error": "stopped by the coordinator", "worker": worker}
         if "result" in reply:
@@ -255,18 +351,35 @@ def play_task(job: Job, setup: Mapping[str, Any], run: str, pin: bool = True) ->
             reply["record"] = record.read_bytes() if record.exists() else None
             logs = here / "stderr"
             reply["stderr"] = {p.name: p.read_bytes() for p in sorted(logs.iterdir())} if logs.is_dir() else {}
+    finally:
+        shutil.rmtree(here, ignore_errors=True)
     reply["worker"] = worker
     return reply
 
 
-def _stop_run(run: str) -> int:
-    """On a worker (``Client.run``): cancel ``run``'s games in progress; how many."""
+def _end_run_here(run: str) -> int:
     with _lock:
-        games = list(_running.pop(run, ()))
-    for token, scope in games:
-        with suppress(trio.RunFinishedError):
-            token.run_sync_soon(scope.cancel)
-    return len(games)
+        _ended.add(run)
+        loop = _runs.pop(run, None)
+    return loop.close() if loop is not None else 0
+
+
+async def _stop_run(run: str) -> int:
+    """On a worker (``Client.run``, awaited on the worker's event loop): cancel
+    ``run``'s games in progress and end its pool's processes; how many games
+    were stopped.  A game of ``run`` that Dask starts here later is not played."""
+    return await asyncio.to_thread(_end_run_here, run)
+
+
+def _end_all_runs() -> None:
+    """At a worker process's exit: end every run's games and processes (bounded)."""
+    with _lock:
+        runs = list(_runs)
+    for run in runs:
+        _end_run_here(run)
+
+
+atexit.register(_end_all_runs)  # a worker process that exits ends its runs' bots (a no-op elsewhere)
 
 
 # ---------------------------------------------------------------------------
@@ -330,11 +443,17 @@ class DaskExecutor(Executor):
         return await trio.to_thread.run_sync(_deliver, reply, job)
 
     def stop(self) -> None:
-        """Cancel what was abandoned and the games in progress (blocking; bounded by the caller)."""
+        """End the run on every worker (blocking; bounded by the caller): cancel
+        what was abandoned, stop the games in progress, and end every bot process
+        the workers keep for this run (``_stop_run``)."""
         if self.abandoned:
             self.client.cancel(self.abandoned)
-            stopped = self.client.run(_stop_run, self.run)
-            log.info("dask_games_stopped", abandoned=len(self.abandoned), running=sum(stopped.values()))
+        stopped = self.client.run(_stop_run, self.run, on_error="return")
+        failed = {w: f"{type(e).__name__}: {e}" for w, e in stopped.items() if isinstance(e, BaseException)}
+        for address, error in sorted(failed.items()):
+            log.warning("dask_run_not_ended", worker=address, error=error)  # gone, with its processes
+        log.info("dask_run_ended", abandoned=len(self.abandoned),
+                 running=sum(n for n in stopped.values() if isinstance(n, int)))
 
 
 def _result(future: distributed.Future) -> Reply:
@@ -407,11 +526,13 @@ async def open_dask_executor(t: Tournament) -> AsyncIterator[DaskExecutor]:
         executor = DaskExecutor(c, setup, jobs, t.pin_cores)
         yield executor
     finally:
-        with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT_S):
-            for step in (executor and executor.stop, client and client.close, cluster and cluster.close):
+        with trio.CancelScope(shield=True):
+            steps = ((executor and executor.stop, RUN_CLOSE_S + CLOSE_TIMEOUT_S),
+                     (client and client.close, CLOSE_TIMEOUT_S), (cluster and cluster.close, CLOSE_TIMEOUT_S))
+            for step, bound in steps:
                 if step:
                     try:
-                        await _blocking(step)
+                        with trio.move_on_after(bound):
+                            await _blocking(step)
                     except Exception as exc:  # a worker or scheduler already gone: nothing left to stop there
                         log.warning("dask_close_failed", step=step.__qualname__, error=f"{type(exc).__name__}: {exc}")
-
