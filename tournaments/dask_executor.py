@@ -313,10 +313,11 @@ class _RunLoop:
 
 _runs: dict[str, _RunLoop] = {}  # by run id: this worker process's loop of each run it plays
 _ended: set[str] = set()  # runs ended here (``_stop_run``): a game of theirs that comes late is not played
+_runs_lock = threading.Lock()  # (not ``_lock``: a loop's thread takes that one to pin itself as it starts)
 
 
 def _run_loop(run: str, pin: bool) -> _RunLoop | None:
-    with _lock:
+    with _runs_lock:
         if run in _ended:
             return None
         loop = _runs.get(run)
@@ -358,7 +359,7 @@ def play_task(job: Job, setup: Mapping[str, Any], run: str, pin: bool = True) ->
 
 
 def _end_run_here(run: str) -> int:
-    with _lock:
+    with _runs_lock:
         _ended.add(run)
         loop = _runs.pop(run, None)
     return loop.close() if loop is not None else 0
@@ -373,7 +374,7 @@ async def _stop_run(run: str) -> int:
 
 def _end_all_runs() -> None:
     """At a worker process's exit: end every run's games and processes (bounded)."""
-    with _lock:
+    with _runs_lock:
         runs = list(_runs)
     for run in runs:
         _end_run_here(run)

@@ -357,3 +357,115 @@ def test_an_unreachable_scheduler_is_refused_in_one_line(tmp_path):
                   "--output", tmp_path / "out", "-q")
     assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
     assert res.stderr.strip().splitlines()[-1].startswith("referee: error: cannot reach the Dask scheduler at tcp://")
+
+
+# ---------------------------------------------------------------------------
+# Long-lived bots (protocol version 2): a run's pool of live processes on each worker.
+
+REMEMBERING = ROOT / "tests" / "fixtures" / "remembering_bot.py"
+LONG_GAMES = 8  # 2 entrants x 4 deals x 2 seatings
+
+
+def remembering_copy(tmp_path: Path) -> Path:
+    """The remembering bot at a path of this test's own, by which its processes are found."""
+    bot = tmp_path / "bots" / "remembering_bot.py"
+    bot.parent.mkdir(parents=True, exist_ok=True)
+    bot.write_text(REMEMBERING.read_text())
+    return bot
+
+
+def long_lived(out: Path, bot: Path, **overrides):
+    entrants = [{"name": n, "command": [sys.executable, str(bot)]} for n in ("a", "b")]
+    return tournament(out, entrants=entrants, games_per_pairing=4, **overrides)
+
+
+def bot_processes(bot: Path) -> list[int]:
+    """Live processes running ``bot`` (a sandbox's bwrap and the bot inside it alike)."""
+    import psutil
+
+    found = []
+    for p in psutil.process_iter(["cmdline", "status"]):
+        try:
+            if str(bot) in (p.info["cmdline"] or []) and p.info["status"] != psutil.STATUS_ZOMBIE:
+                found.append(p.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+def wait_until_none_left(bot: Path, within_s: float = 15.0) -> None:
+    deadline = time.monotonic() + within_s
+    while (left := bot_processes(bot)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not left, f"bot processes outlived the run: {left}"
+
+
+def run_folders() -> set[Path]:
+    """The workers' folders of runs (``_RunLoop.root``), on this machine."""
+    import tempfile
+
+    return set(Path(tempfile.gettempdir()).glob("referee-run-*"))
+
+
+def hellos(out: Path) -> dict[int, list[str]]:
+    """Game id -> the process ids (the bot's own random ones) that said hello in it, one per seat."""
+    import re
+
+    by_game: dict[int, list[str]] = {}
+    for game_dir in sorted((out / "stderr").iterdir()):
+        text = "".join(p.read_text() for p in game_dir.glob("*.log"))
+        by_game[int(game_dir.name)] = re.findall(r"hello pid=(\w+) seat=\d+", text)
+    return by_game
+
+
+def test_long_lived_bots_play_many_games_per_process_on_dask_as_on_local_workers(cluster, tmp_path):
+    bot = remembering_copy(tmp_path)
+    local = trio.run(lambda: run_tournament(long_lived(tmp_path / "local", bot, jobs=2)))
+    out = tmp_path / "out"
+    folders_before = run_folders()
+    run = trio.run(lambda: run_tournament(long_lived(out, bot, dask=cluster.address)))
+    assert run.played == local.played == LONG_GAMES
+    # The run ended its pools on every worker: the workers live on, no bot process does.
+    wait_until_none_left(bot)
+    assert len(cluster.client().nthreads()) == 2
+    assert result_lines(out) == result_lines(tmp_path / "local")
+    assert run.standings.to_json() == local.standings.to_json()
+    assert all(line["fault"] is None for line in result_lines(out).values())
+    seen = hellos(out)
+    assert sorted(seen) == list(range(LONG_GAMES))
+    assert all(len(pids) == 4 == len(set(pids)) for pids in seen.values())  # a process per seat
+    processes = {pid for pids in seen.values() for pid in pids}
+    # Never one deal twice in a process: two seatings of each deal need eight processes per
+    # worker at most, and reuse makes them fewer than the 32 seats played.
+    assert len(processes) <= 16
+    assert any(sum(pid in pids for pids in seen.values()) > 1 for pid in processes)
+    assert "SEEN TWICE" not in "".join(p.read_text() for p in (out / "stderr").rglob("*.log"))
+    # The workers forgot the run, and its temporary folders are gone.
+    assert run_folders() == folders_before
+    with cluster.client() as c:
+        assert set(c.run(lambda: len(__import__("tournaments.dask_executor").dask_executor._runs)).values()) == {0}
+
+
+def test_a_stopped_run_leaves_no_bot_process_on_the_workers(cluster, tmp_path):
+    bot = remembering_copy(tmp_path)
+    out = tmp_path / "out"
+    args = ["run", "--game", "back-alley", "--entrant", f"a={sys.executable} {bot}", "--entrant",
+            f"b={sys.executable} {bot}", "-n", "4", "--dask", cluster.address, "--output", out, "-q"]
+    proc = subprocess.Popen([sys.executable, "-m", "referee", *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while count_lines(out / "results.jsonl") < 1 or not bot_processes(bot):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr and proc.stderr.read()
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert 1 <= count_lines(out / "results.jsonl") < LONG_GAMES
+    wait_until_none_left(bot)
+    with cluster.client() as c:
+        assert len(c.nthreads()) == 2  # the workers were not what ended them
