@@ -469,3 +469,29 @@ def test_a_stopped_run_leaves_no_bot_process_on_the_workers(cluster, tmp_path):
     wait_until_none_left(bot)
     with cluster.client() as c:
         assert len(c.nthreads()) == 2  # the workers were not what ended them
+
+
+def test_a_worker_process_that_exits_ends_its_runs_bot_processes(tmp_path):
+    # Unsandboxed, and deaf to the end of its input: only the worker's own shutdown ends it.
+    bot = remembering_copy(tmp_path)
+    bot.write_text(bot.read_text().replace(
+        "    sys.exit(main(sys.argv))", "    main(sys.argv)\n    time.sleep(600)  # deaf to end of input"))
+    t = long_lived(tmp_path / "out", bot, sandbox="off")
+    c = Cluster(tmp_path)
+    try:
+        worker = c.add_worker()
+        c.wait_for_workers(1)
+        t = dataclasses.replace(t, dask=c.address)
+
+        async def main():
+            async with dask_executor.open_dask_executor(t) as ex:
+                result = await ex.play(t.game, t.options, t.bots(t.schedule()[0]), seed=1, limits=t.limits)
+                assert result.fault is None
+                assert len(bot_processes(bot)) == 4  # kept for the run's next games
+                worker.send_signal(signal.SIGTERM)  # `dask worker` closes its worker process
+                await trio.to_thread.run_sync(lambda: worker.wait(timeout=60))
+                await trio.to_thread.run_sync(wait_until_none_left, bot)
+
+        trio.run(main)
+    finally:
+        c.close()
