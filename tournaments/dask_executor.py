@@ -1,11 +1,15 @@
 """Play a tournament's games on a Dask cluster: ``referee run --dask ADDRESS``
 (docs/distributed.md).  Imported only by a run that asks for Dask.
 
-One Dask task plays one game: ``play_task`` runs ``trio.run`` of the very
+One Dask task plays one game: ``play_task`` hands it to this worker
+process's loop of the run (``_RunLoop``: a Trio loop in a thread of its own,
+started by the run's first game there), which plays it with the very
 function a local worker process runs (``tournaments.workers._play_job``),
-with its sandbox and limits, on whichever worker Dask picks.  The game's
-record and its bots' stderr are written to a temporary folder on the worker
-and come back with the result; the coordinator (the ``referee run`` process)
+with its sandbox and limits, and with the run's ``ProcessPool`` on that
+worker process: long-lived bots keep their processes from one game to the
+next, as on local workers.  The game's record and its bots' stderr are
+written to a temporary folder on the worker (one per game, inside one per
+run, hidden from every bot) and come back with the result; the coordinator (the ``referee run`` process)
 writes them where a local run would, and alone writes ``results.jsonl`` and
 the standings.  So the output folder need not be shared, and a game that
 Dask plays twice (its first worker died) is written once: each game is one
@@ -18,11 +22,13 @@ and script, which must be at the same path with the same content (SHA-256)
 on every worker.  A worker that fails the check stops the run with one line
 naming the worker and what differs.
 
-Stopping (Ctrl-C, a failed game): tasks not started are cancelled, and every
-worker is told to cancel this run's games in progress (``_stop_run``): their
-bots are shut down as in a local run.  A worker that cannot be reached ends
-its game by the game's own limits (Dask cannot interrupt a running task);
-its result is dropped.
+Ending (the run is over, Ctrl-C, a failed game): tasks not started are
+cancelled, and every worker is told to cancel this run's games in progress
+and end the run's pool (``_stop_run``): their bots are shut down as in a
+local run.  A worker that cannot be reached ends its game by the game's own
+limits (Dask cannot interrupt a running task); its result is dropped.  A
+worker process ends its pools when it exits, and a run's pool that gets no
+game for ``RUN_IDLE_S`` (its coordinator was killed) ends itself.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ VERSIONS_KEY = "referee-versions"  # where a coordinator publishes its versions 
 CONNECT_TIMEOUT_S = 10.0
 CLOSE_TIMEOUT_S = 10.0
 RUN_CLOSE_S = 30.0  # on a worker: how long a run's games and bot processes may take to end
+RUN_IDLE_S = 60.0  # on a worker: a run's pool that gets no game for this long is ended (its coordinator may be gone)
 
 
 class DaskError(ExecutorError):
@@ -234,7 +241,10 @@ class _RunLoop:
         self._games: trio.Nursery | None = None
         self._pool: ProcessPool | None = None
         self.closing = False  # (on the loop's thread) no new game is started
+        self.idle_closed = False  # it closed itself, idle: a game that finds it closed starts a new loop
+        self.idle_s = RUN_IDLE_S
         self.playing = 0  # games in progress
+        self._active_at = 0.0  # (Trio clock) when a game last started or ended
         self._thread = threading.Thread(target=self._main, name=f"referee-run-{run}", daemon=True)
         self._thread.start()
         self._ready.wait()
@@ -248,6 +258,7 @@ class _RunLoop:
             trio.run(self._serve)
         finally:
             self._ready.set()  # (had it failed before it was ready)
+            shutil.rmtree(self.root, ignore_errors=True)
 
     async def _serve(self) -> None:
         async with trio.open_nursery() as processes:
@@ -256,11 +267,27 @@ class _RunLoop:
                 async with trio.open_nursery() as games:
                     self._pool, self._games = pool, games
                     self._token = trio.lowlevel.current_trio_token()
+                    self._active_at = trio.current_time()
                     self._ready.set()
-                    await trio.sleep_forever()  # until ``close`` cancels the games
+                    await self._watch_idle()  # until ``close`` cancels the games, or idle
             finally:
                 await pool.aclose()  # shielded: every process the pool kept
                 processes.cancel_scope.cancel()
+
+    async def _watch_idle(self) -> None:
+        """Past ``idle_s`` without a game, end the run here: a coordinator killed
+        by SIGKILL never says that its run ended.  (A game of the run that comes
+        later starts a new loop.)"""
+        while True:
+            await trio.sleep_until(self._active_at + self.idle_s)
+            if self.playing == 0 and trio.current_time() >= self._active_at + self.idle_s:
+                break
+        with _runs_lock:
+            if _runs.get(self.run) is self:
+                del _runs[self.run]
+        log.info("dask_run_idle", run=self.run, idle_s=self.idle_s)
+        self.idle_closed = True
+        self._stop()
 
     async def _play(self, job: Job) -> Reply | None:
         if self.closing:
@@ -273,10 +300,12 @@ class _RunLoop:
             from .workers import _play_job  # the function a local worker process runs
 
             self.playing += 1
+            self._active_at = trio.current_time()
             try:
                 replies.append(await _play_job(job, self._pool))
             finally:
                 self.playing -= 1
+                self._active_at = trio.current_time()
                 done.set()
 
         self._games.start_soon(game)
@@ -336,26 +365,32 @@ def play_task(job: Job, setup: Mapping[str, Any], run: str, pin: bool = True) ->
     problem = check_worker(setup)
     if problem is not None:
         return {"error": problem, "setup_error": True, "worker": worker}
-    loop = _run_loop(run, pin)
-    if loop is None:
-        return {"error": "stopped by the coordinator", "worker": worker}
-    here = Path(tempfile.mkdtemp(prefix="game-", dir=loop.root))
-    try:
-        local = {**job, "record_path": str(here / "record.jsonl") if job["record_path"] else None,
-                 "stderr_dir": str(here / "stderr") if job["stderr_dir"] else None,
-                 "hide": [*job.get("hide", ()), str(loop.root)]}
-        reply = loop.play(local)
-        if reply is None:
-            return {"error": "stopped by the coordinator", "worker": worker}
-        if "result" in reply:
-            record = here / "record.jsonl"
-            reply["record"] = record.read_bytes() if record.exists() else None
-            logs = here / "stderr"
-            reply["stderr"] = {p.name: p.read_bytes() for p in sorted(logs.iterdir())} if logs.is_dir() else {}
-    finally:
-        shutil.rmtree(here, ignore_errors=True)
-    reply["worker"] = worker
-    return reply
+    while (loop := _run_loop(run, pin)) is not None:
+        try:
+            here = Path(tempfile.mkdtemp(prefix="game-", dir=loop.root))
+        except FileNotFoundError:
+            if loop.idle_closed:  # it closed itself, idle, just now
+                continue
+            raise
+        try:
+            local = {**job, "record_path": str(here / "record.jsonl") if job["record_path"] else None,
+                     "stderr_dir": str(here / "stderr") if job["stderr_dir"] else None,
+                     "hide": [*job.get("hide", ()), str(loop.root)]}
+            reply = loop.play(local)
+            if reply is None:
+                if loop.idle_closed:
+                    continue
+                break
+            if "result" in reply:
+                record = here / "record.jsonl"
+                reply["record"] = record.read_bytes() if record.exists() else None
+                logs = here / "stderr"
+                reply["stderr"] = {p.name: p.read_bytes() for p in sorted(logs.iterdir())} if logs.is_dir() else {}
+        finally:
+            shutil.rmtree(here, ignore_errors=True)
+        reply["worker"] = worker
+        return reply
+    return {"error": "stopped by the coordinator", "worker": worker}
 
 
 def _end_run_here(run: str) -> int:

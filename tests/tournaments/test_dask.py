@@ -495,3 +495,29 @@ def test_a_worker_process_that_exits_ends_its_runs_bot_processes(tmp_path):
         trio.run(main)
     finally:
         c.close()
+
+
+def test_a_run_whose_coordinator_was_killed_ends_its_bot_processes_once_idle(cluster, tmp_path):
+    bot = remembering_copy(tmp_path)
+    out = tmp_path / "out"
+    args = ["run", "--game", "back-alley", "--entrant", f"a={sys.executable} {bot}", "--entrant",
+            f"b={sys.executable} {bot}", "-n", "4", "--dask", cluster.address, "--output", out, "-q"]
+    set_idle = lambda s: setattr(__import__("tournaments.dask_executor").dask_executor, "RUN_IDLE_S", s)  # noqa: E731
+    with cluster.client() as c:
+        c.run(set_idle, 3.0)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "referee", *map(str, args)], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 180
+            while count_lines(out / "results.jsonl") < 1 or not bot_processes(bot):
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.01)
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)  # it never tells the workers that its run ended
+            proc.wait()
+        assert bot_processes(bot)
+        wait_until_none_left(bot, within_s=3.0 + 30)  # its games end by their limits, then the pools idle
+    finally:
+        with cluster.client() as c:
+            c.run(set_idle, dask_executor.RUN_IDLE_S)
