@@ -1,6 +1,6 @@
 """Games per minute on Dask against the local runner, and what a game costs the coordinator.
 
-    .venv/bin/python benchmarks/dask_vs_local.py [--games N] [--rounds R] [--json]
+    .venv/bin/python benchmarks/dask_vs_local.py [--games N] [--rounds R] [--long-lived] [--json]
 
 Modes, each in a fresh Python process (``--one MODE``), in the same run:
 
@@ -22,6 +22,9 @@ coordinator could absorb before it is the bottleneck (and likewise for the
 scheduler).  Two entrants running ``sample_bots/random_bot.py {seed}`` play
 Back Alley (N games: N/2 deals x 2 seatings).  With ``--rounds R`` each mode
 runs R times, each round in another order, and the medians are shown.
+With ``--long-lived`` the command is ``random_bot.py 7`` (the same for every
+game), so each bot process plays many games (protocol version 2), locally and
+on Dask alike; otherwise ``{seed}`` makes every game start its own processes.
 """
 
 from __future__ import annotations
@@ -95,7 +98,7 @@ def _external_cluster(logs: Path) -> tuple[str, list[subprocess.Popen]]:
     return address, procs
 
 
-def one(mode: str, games: int) -> dict:
+def one(mode: str, games: int, long_lived: bool = False) -> dict:
     import trio
 
     from tournaments.config import parse, resolve
@@ -109,7 +112,8 @@ def one(mode: str, games: int) -> dict:
         try:
             data = {"game": "back-alley", "seed": 3, "games_per_pairing": games // 2, "output": f"{tmp}/out",
                     "limits": {"decision_s": 30.0, "handshake_s": 60.0},
-                    "entrants": [{"name": n, "command": [sys.executable, str(BOT), "{seed}"]} for n in ("a", "b")]}
+                    "entrants": [{"name": n, "command": [sys.executable, str(BOT), "7" if long_lived else "{seed}"]}
+                                 for n in ("a", "b")]}
             if dask is not None:
                 data["dask"] = dask
             else:
@@ -135,18 +139,20 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=16)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--long-lived", action="store_true", help="one command for every game: processes play many")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--one", choices=MODES)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(one(args.one, args.games)))
+        print(json.dumps(one(args.one, args.games, args.long_lived)))
         return
     load_before = os.getloadavg()
     runs: dict[str, list[dict]] = {m: [] for m in MODES}
     for r in range(args.rounds):
         order = MODES[r % len(MODES):] + MODES[:r % len(MODES)]
         for mode in order:
-            out = subprocess.run([sys.executable, __file__, "--one", mode, "--games", str(args.games)],
+            flags = ["--long-lived"] if args.long_lived else []
+            out = subprocess.run([sys.executable, __file__, "--one", mode, "--games", str(args.games), *flags],
                                  capture_output=True, text=True, cwd=ROOT, check=True)
             runs[mode].append(json.loads(out.stdout.strip().splitlines()[-1]))
     load_after = os.getloadavg()
@@ -156,7 +162,8 @@ def main() -> None:
         print(json.dumps({"runs": runs, "median": med, "load": [load_before, load_after]}, indent=2))
         return
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min); "
-          f"{args.games} games per run, {args.rounds} round(s)")
+          f"{args.games} games per run, {args.rounds} round(s), "
+          f"{'long-lived bots' if args.long_lived else 'a process per game'}")
     print(f"{'mode':<11} {'games/min':>9} {'vs local':>8} {'start s':>8} {'coord CPU ms/game':>18} "
           f"{'sched CPU ms/game':>18}")
     base = med["local"]["games_per_min"]

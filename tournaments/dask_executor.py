@@ -9,9 +9,9 @@ with its sandbox and limits, and with the run's ``ProcessPool`` on that
 worker process: long-lived bots keep their processes from one game to the
 next, as on local workers.  The game's record and its bots' stderr are
 written to a temporary folder on the worker (one per game, inside one per
-run, hidden from every bot) and come back with the result; the coordinator (the ``referee run`` process)
-writes them where a local run would, and alone writes ``results.jsonl`` and
-the standings.  So the output folder need not be shared, and a game that
+run, hidden from every bot) and come back with the result; the coordinator
+(the ``referee run`` process) writes them where a local run would, and alone
+writes ``results.jsonl`` and the standings.  So the output folder need not be shared, and a game that
 Dask plays twice (its first worker died) is written once: each game is one
 task, and the runner keeps one result per game id.
 
