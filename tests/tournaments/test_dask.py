@@ -376,7 +376,7 @@ def remembering_copy(tmp_path: Path) -> Path:
 
 def long_lived(out: Path, bot: Path, **overrides):
     entrants = [{"name": n, "command": [sys.executable, str(bot)]} for n in ("a", "b")]
-    return tournament(out, entrants=entrants, games_per_pairing=4, **overrides)
+    return tournament(out, entrants=entrants, **{"games_per_pairing": 4, **overrides})
 
 
 def bot_processes(bot: Path) -> list[int]:
@@ -521,3 +521,17 @@ def test_a_run_whose_coordinator_was_killed_ends_its_bot_processes_once_idle(clu
     finally:
         with cluster.client() as c:
             c.run(set_idle, dask_executor.RUN_IDLE_S)
+
+
+def test_on_one_dask_worker_a_long_lived_bot_needs_a_process_per_seat_and_seating_not_per_game(tmp_path):
+    bot = remembering_copy(tmp_path)
+    out = tmp_path / "out"
+    t = long_lived(out, bot, games_per_pairing=8, dask="local:1")  # 16 games, one at a time
+    run = trio.run(lambda: run_tournament(t))
+    assert run.played == 16
+    seen = hellos(out)
+    processes = {pid for pids in seen.values() for pid in pids}
+    # Two seatings of a deal cannot share a process: 2 x 4 seats; every later deal reuses them.
+    assert len(processes) == 8 < run.played
+    assert "SEEN TWICE" not in "".join(p.read_text() for p in (out / "stderr").rglob("*.log"))
+    wait_until_none_left(bot)
