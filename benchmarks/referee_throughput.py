@@ -118,7 +118,7 @@ async def floor(spec, options: dict, seed: int, record: Path, limits: Limits) ->
     request to the last reply, like ``timed_referee``.  The record's decision
     and event lines are the referee's (``same_play`` checks)."""
     from protocol.codec import encode_hello
-    from referee.match.runner import hello_for
+    from referee.match.runner import DEADLINE_SLACK_S, hello_for
 
     n = spec.num_seats(options)
     procs = [BotProcess(s, BotSpec("random", tuple(BOT + [str(seed * 10 + s)])), Limits(), None) for s in range(n)]
@@ -145,7 +145,9 @@ async def floor(spec, options: dict, seed: int, record: Path, limits: Limits) ->
                 decisions += 1
                 p = procs[seat]
                 start = now()
-                scope.deadline = start + allowed
+                due = start + allowed  # moved only when not just past it: the referee's own economy
+                if not due <= scope.deadline <= due + DEADLINE_SLACK_S:
+                    scope.deadline = due + DEADLINE_SLACK_S
                 await p.write(to_json({"type": "request", "id": decisions, "seat": seat, "decision": decision,
                                        "state": state.observe(seat), "legal": legal, "time_ms": time_ms}) + b"\n")
                 reply = await p.receive_some()
@@ -154,8 +156,8 @@ async def floor(spec, options: dict, seed: int, record: Path, limits: Limits) ->
                 took = now() - start
                 msg = from_json(reply)
                 action = msg["action"]
-                if msg["id"] != decisions or action not in legal:
-                    raise AssertionError(f"seat {seat} answered {reply!r}")
+                if msg["id"] != decisions or action not in legal or took > allowed:
+                    raise AssertionError(f"seat {seat} answered {reply!r} after {took:.3f}s")
                 lines.append(to_json({"record": "decision", "n": decisions, "seat": seat, "decision": decision,
                                       "legal": legal, "action": action, "ms": round(took * 1000, 3)}))
                 lines.append(b"")
@@ -263,7 +265,7 @@ async def main() -> None:
           f"ping-pong (target for the referee <= 1.30x; referee now "
           f"{med_cpu['referee'] / med_cpu['json']:.2f}x)")
     floor_x = med_cpu["floor"] / med_cpu["json"]
-    paired_floor = sorted(f / j for f, j in zip(cpu["floor"], cpu["json"]))
+    paired_floor = sorted(f / j for f, j in zip(cpu["floor"], cpu["json"], strict=True))
     print(f"floor: a minimal hand-written Trio loop playing the same games (engine calls, request with its "
           f"observation encoded, reply decoded and checked against the legal list, a deadline, record lines "
           f"written) {med_cpu['floor']:.1f} us per decision = {floor_x:.2f}x the JSON-lines ping-pong (paired "
