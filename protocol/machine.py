@@ -216,12 +216,13 @@ class Conversation:
         return encode_hello(hello)
 
     def send_request(self, id: int, seat: int, decision: str, state: dict[str, Any], legal: list[str],
-                     time_ms: int) -> bytes | Fault | EndOfInput:
+                     time_ms: int, legal_json: bytes | None = None) -> bytes | Fault | EndOfInput:
         """The request's line, if it may go out: the bot is IDLE and wrote nothing
         since its last message.  If it did write (or its output ended), nothing
         is sent and this returns what happened instead, as ``next_event()`` would:
         the Fault, or EndOfInput.  The check is part of the transition, so the
-        per-decision path asks nothing else."""
+        per-decision path asks nothing else.  ``legal_json``: ``legal`` already
+        encoded, if the caller has it (``codec.encode_request``)."""
         if self.state is not IDLE:
             raise LocalProtocolError(f"request in state {self.state.name}")
         if self._lines or self._framer._buf or self._eof:  # (_buf: .pending, cheaper)
@@ -229,7 +230,7 @@ class Conversation:
         self.state = AWAIT_ACTION
         self._rid = id
         self._legal = legal
-        return encode_request(id, seat, decision, state, legal, time_ms)
+        return encode_request(id, seat, decision, state, legal, time_ms, legal_json)
 
     def send_game_over(self, outcome: dict[str, Any], result: str) -> bytes:
         if self.state is START:
