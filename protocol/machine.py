@@ -3,7 +3,8 @@
 The referee tells the machine what it sends (``send_hello``,
 ``send_request``, ``send_game_over``: each returns the bytes to write) and
 feeds it what the bot wrote (``receive_data``; ``b""`` is the end of the
-input), then asks ``next_event()`` what happened.  Which message may come
+input), then asks ``next_event()`` what happened (``receive_reply`` does both
+in one call, the per-decision path).  Which message may come
 when is decided here and nowhere else:
 
     state         the bot may write                    leaves on
@@ -246,6 +247,20 @@ class Conversation:
             self._eof = True
         elif self.state is not DONE:
             self._lines.extend(self._framer.feed(data))
+
+    def receive_reply(self, data: bytes) -> Ready | Bye | Action | Fault | EndOfInput | PartialLine | _NeedData:
+        """``receive_data(data)`` then ``next_event()`` in one call: the per-decision
+        path.  A reply that came whole in one read skips the line queue."""
+        if self.state is AWAIT_ACTION and not self._lines:
+            line = self._framer.whole_line(data)
+            if line is not None:
+                event = read_action(line, self._rid, self._legal, self.is_action)
+                if type(event) is Action:
+                    self.state = IDLE
+                    return event
+                return self._faulted(event)  # type: ignore[arg-type]
+        self.receive_data(data)
+        return self.next_event()
 
     @property
     def pending_bytes(self) -> int:

@@ -499,7 +499,8 @@ class _Match:
                     if type(request) is not bytes:
                         clock.deadline = math.inf
                         raise _SeatFault(seat, await self._fault_from(p, request))
-                    payload = self._take_outbox(seat, outbox[seat]) + request
+                    queued = outbox[seat]
+                    payload = self._take_outbox(seat, queued) + request if queued else request
                     if any(outbox):  # events for seats that asked for them
                         clock.deadline = math.inf  # their sends have limits of their own
                         await self._flush(procs, outbox)
@@ -513,9 +514,9 @@ class _Match:
                         sent = True
                         if backlog:  # the previous decision's record lines, while this bot thinks
                             self._write_backlog()
-                        conv.receive_data(await p.receive_some())
-                        while (event := conv.next_event()) is NEED_DATA:
-                            conv.receive_data(await p.receive_some())
+                        event = conv.receive_reply(await p.receive_some())
+                        while event is NEED_DATA:
+                            event = conv.receive_reply(await p.receive_some())
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
                         clock.deadline = math.inf
                         raise _SeatFault(seat, await p.ended_fault()) from None
