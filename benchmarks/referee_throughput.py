@@ -17,7 +17,8 @@ seeds, so the same decisions; checked against the referee's record) with a
 minimal hand-written Trio loop doing only what any referee must per decision
 (``floor``): its CPU per decision over the ping-pong's is the least any
 Python referee doing that work can reach, and the output says when even that
-is above the target.
+is above the target.  Its bots run as the ping-pong's do, unsandboxed: the
+sandbox and the watchdog could only add to it, so it stays a lower bound.
 The referee process's CPU time per decision is printed for all three: it is
 much steadier than rates when anything else runs on the machine.
 
