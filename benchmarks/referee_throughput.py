@@ -267,12 +267,13 @@ async def main() -> None:
           f"{med_cpu['referee'] / med_cpu['json']:.2f}x)")
     floor_x = med_cpu["floor"] / med_cpu["json"]
     paired_floor = sorted(f / j for f, j in zip(cpu["floor"], cpu["json"], strict=True))
+    floor_paired = statistics.median(paired_floor)
     print(f"floor: a minimal hand-written Trio loop playing the same games (engine calls, request with its "
           f"observation encoded, reply decoded and checked against the legal list, a deadline, record lines "
           f"written) {med_cpu['floor']:.1f} us per decision = {floor_x:.2f}x the JSON-lines ping-pong (paired "
-          f"median {statistics.median(paired_floor):.2f}); referee {med_cpu['referee'] / med_cpu['floor']:.2f}x "
-          f"the floor")
-    if floor_x > 1.30:
+          f"median {floor_paired:.2f}, range {paired_floor[0]:.2f}-{paired_floor[-1]:.2f}); referee "
+          f"{med_cpu['referee'] / med_cpu['floor']:.2f}x the floor")
+    if floor_x > 1.30 and floor_paired > 1.30:
         print(f"  the floor is above the 1.30x target: the target is out of reach for any Python referee doing "
               f"the required work in {args.game}")
     print(f"cores' worth of time stolen by the hypervisor during the run: {stolen:.2f}")
