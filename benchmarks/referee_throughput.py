@@ -276,6 +276,9 @@ async def main() -> None:
     if floor_x > 1.30 and floor_paired > 1.30:
         print(f"  the floor is above the 1.30x target: the target is out of reach for any Python referee doing "
               f"the required work in {args.game}")
+    else:
+        print(f"  the floor is not clearly above the 1.30x target in {args.game}: only the referee's own work over "
+              f"the floor ({med_cpu['referee'] / med_cpu['floor']:.2f}x) stands between it and the target")
     print(f"cores' worth of time stolen by the hypervisor during the run: {stolen:.2f}")
 
 
