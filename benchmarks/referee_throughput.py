@@ -12,6 +12,13 @@ Target: referee >= 70 % of the baseline rate.
 
 A stricter second baseline writes the pre-encoded bytes and does not decode
 the reply at all (pure pipe round trips); its ratio is printed too.
+The third, the floor, plays the very same game (same seed, same bots and bot
+seeds, so the same decisions; checked against the referee's record) with a
+minimal hand-written Trio loop doing only what any referee must per decision
+(``floor``): its CPU per decision over the ping-pong's is the least any
+Python referee doing that work can reach, and the output says when even that
+is above the target.  Its bots run as the ping-pong's do, unsandboxed: the
+sandbox and the watchdog could only add to it, so it stays a lower bound.
 The referee process's CPU time per decision is printed for all three: it is
 much steadier than rates when anything else runs on the machine.
 
@@ -96,6 +103,93 @@ async def pingpong(requests: list[tuple[int, dict]], seats: int, *, json_lines: 
     return elapsed, cpu
 
 
+async def floor(spec, options: dict, seed: int, record: Path, limits: Limits) -> tuple[int, float, float]:
+    """The same game played by a minimal hand-written Trio loop: the floor of any referee.
+
+    Same seed, same bot commands and seeds as ``timed_referee``, so the same
+    decisions.  Per decision it does only what any referee must: the engine's
+    calls (to_act, legal_actions, decision, observe, apply), the request
+    encoded with its observation, the reply read to its newline and decoded,
+    its id and action checked against the legal list, a deadline, and the
+    record lines of the decision and its events encoded and handed to a
+    buffered file in one write.  No protocol machine, no channels, no
+    bookkeeping beyond that.  The pipe primitives are the ping-pong's own
+    (``BotProcess.write`` and ``receive_some``), so floor minus ping-pong is
+    that work alone.  Returns (decisions, wall s, CPU s) from the first
+    request to the last reply, like ``timed_referee``.  The record's decision
+    and event lines are the referee's (``same_play`` checks)."""
+    from protocol.codec import encode_hello
+    from referee.match.runner import DEADLINE_SLACK_S, hello_for
+
+    n = spec.num_seats(options)
+    procs = [BotProcess(s, BotSpec("random", tuple(BOT + [str(seed * 10 + s)])), Limits(), None) for s in range(n)]
+    allowed = limits.decision_s + limits.time_bank_s
+    time_ms = int(allowed * 1000)
+    state, events = spec.new_game(seed, options)
+    out = open(record, "wb")  # noqa: SIM115  (closed below; buffered, as the referee's)
+    async with trio.open_nursery() as nursery:
+        wants = []
+        for s, p in enumerate(procs):
+            await p.start(nursery)
+            await p.write(encode_hello(hello_for(spec, options, s, limits)))
+            wants.append(from_json(await p.receive_some())["events"])
+        assert not any(wants), "the floor sends no events: the sample bots ask for none"
+        now = trio.lowlevel.current_clock().current_time
+        decisions = 0
+        with trio.CancelScope() as scope:
+            t0, c0 = time.perf_counter(), time.process_time()
+            while (seat := state.to_act()) is not None:
+                lines = [to_json({"record": "event", "event": e.data, "to": None if e.to is None else list(e.to)})
+                         for e in events]
+                legal = state.legal_actions()
+                decision = state.decision()
+                decisions += 1
+                p = procs[seat]
+                start = now()
+                due = start + allowed  # moved only when not just past it: the referee's own economy
+                if not due <= scope.deadline <= due + DEADLINE_SLACK_S:
+                    scope.deadline = due + DEADLINE_SLACK_S
+                await p.write(to_json({"type": "request", "id": decisions, "seat": seat, "decision": decision,
+                                       "state": state.observe(seat), "legal": legal, "time_ms": time_ms}) + b"\n")
+                reply = await p.receive_some()
+                while not reply.endswith(b"\n"):
+                    reply += await p.receive_some()
+                took = now() - start
+                msg = from_json(reply)
+                action = msg["action"]
+                if msg["id"] != decisions or action not in legal or took > allowed:
+                    raise AssertionError(f"seat {seat} answered {reply!r} after {took:.3f}s")
+                lines.append(to_json({"record": "decision", "n": decisions, "seat": seat, "decision": decision,
+                                      "legal": legal, "action": action, "ms": round(took * 1000, 3)}))
+                lines.append(b"")
+                out.write(b"\n".join(lines))
+                events = state.apply(action)
+            elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+        assert not scope.cancelled_caught, "a bot overran its decision time in the floor"
+        out.write(b"".join(to_json({"record": "event", "event": e.data, "to": None if e.to is None else list(e.to)})
+                           + b"\n" for e in events))
+        out.close()
+        for p in procs:
+            await p.aclose()
+        nursery.cancel_scope.cancel()
+    return decisions, elapsed, cpu
+
+
+def same_play(referee_record: Path, floor_record: Path) -> None:
+    """The floor's decision and event lines are the referee's, but for the time taken."""
+    def play(path: Path) -> list[dict]:
+        out = []
+        for line in path.read_bytes().splitlines():
+            entry = from_json(line)
+            if entry["record"] in ("event", "decision"):
+                entry.pop("ms", None)
+                out.append(entry)
+        return out
+
+    if play(referee_record) != play(floor_record):
+        raise AssertionError(f"the floor played another game than the referee ({floor_record})")
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--game", default="back-alley")
@@ -117,8 +211,8 @@ async def main() -> None:
 
     spec = get_game(args.game)
     opts = spec.normalize_options(options)
-    rates: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
-    cpu: dict[str, list[float]] = {"referee": [], "json": [], "raw": []}
+    rates: dict[str, list[float]] = {"referee": [], "json": [], "raw": [], "floor": []}
+    cpu: dict[str, list[float]] = {"referee": [], "json": [], "raw": [], "floor": []}
     engine_us: list[float] = []  # the engine's own calls per decision: part of any referee's work
     _, steal0 = cpu_ticks()
     t0 = time.perf_counter()
@@ -139,6 +233,12 @@ async def main() -> None:
                 wall, used = await pingpong(requests, spec.num_seats(opts), json_lines=kind == "json")
                 rates[kind].append(n / wall)
                 cpu[kind].append(used / n * 1e6)
+            # The floor: the same game by a minimal loop doing only the work any referee must.
+            floor_record = Path(tmp) / f"floor{g}.jsonl"
+            decisions, wall, used = await floor(spec, opts, g + 1, floor_record, limits)
+            same_play(record, floor_record)
+            rates["floor"].append(decisions / wall)
+            cpu["floor"].append(used / decisions * 1e6)
             print(f"game {g + 1}: referee {rates['referee'][-1]:6.0f}/s   JSON-lines ping-pong "
                   f"{rates['json'][-1]:6.0f}/s (ratio {rates['referee'][-1] / rates['json'][-1]:.2f})   "
                   f"raw ping-pong {rates['raw'][-1]:6.0f}/s (ratio {rates['referee'][-1] / rates['raw'][-1]:.2f})")
@@ -165,6 +265,20 @@ async def main() -> None:
           f"per decision; JSON-lines ping-pong + engine = {(med_cpu['json'] + eng) / med_cpu['json']:.2f}x the "
           f"ping-pong (target for the referee <= 1.30x; referee now "
           f"{med_cpu['referee'] / med_cpu['json']:.2f}x)")
+    floor_x = med_cpu["floor"] / med_cpu["json"]
+    paired_floor = sorted(f / j for f, j in zip(cpu["floor"], cpu["json"], strict=True))
+    floor_paired = statistics.median(paired_floor)
+    print(f"floor: a minimal hand-written Trio loop playing the same games (engine calls, request with its "
+          f"observation encoded, reply decoded and checked against the legal list, a deadline, record lines "
+          f"written) {med_cpu['floor']:.1f} us per decision = {floor_x:.2f}x the JSON-lines ping-pong (paired "
+          f"median {floor_paired:.2f}, range {paired_floor[0]:.2f}-{paired_floor[-1]:.2f}); referee "
+          f"{med_cpu['referee'] / med_cpu['floor']:.2f}x the floor")
+    if floor_x > 1.30 and floor_paired > 1.30:
+        print(f"  the floor is above the 1.30x target: the target is out of reach for any Python referee doing "
+              f"the required work in {args.game}")
+    else:
+        print(f"  the floor is not clearly above the 1.30x target in {args.game}: only the referee's own work over "
+              f"the floor ({med_cpu['referee'] / med_cpu['floor']:.2f}x) stands between it and the target")
     print(f"cores' worth of time stolen by the hypervisor during the run: {stolen:.2f}")
 
 

@@ -30,12 +30,20 @@ class LineBuffer:
         self._buf = bytearray()
         self._discarding = False
 
+    def whole_line(self, data: bytes) -> bytes | None:
+        """``data`` as one line (without its newline) if it is exactly one complete line
+        within the limit and nothing is pending; else None, and nothing is taken (``feed`` it).
+        The per-decision case, a reply in one read: one search, one slice."""
+        if self._buf or self._discarding:
+            return None
+        last = len(data) - 1
+        if last >= 0 and last <= self.max_line_bytes and data.find(b"\n") == last:
+            return data[:last]
+        return None
+
     def feed(self, data: bytes) -> list[bytes | _TooLong]:
-        if not self._buf and not self._discarding:
-            # The per-decision case, one whole line in one read: one search, one slice.
-            last = len(data) - 1
-            if last >= 0 and data.find(b"\n") == last:
-                return [data[:last] if last <= self.max_line_bytes else TOO_LONG]
+        if (line := self.whole_line(data)) is not None:
+            return [line]
         out: list[bytes | _TooLong] = []
         start = 0
         n = len(data)

@@ -3,7 +3,8 @@
 The referee tells the machine what it sends (``send_hello``,
 ``send_request``, ``send_game_over``: each returns the bytes to write) and
 feeds it what the bot wrote (``receive_data``; ``b""`` is the end of the
-input), then asks ``next_event()`` what happened.  Which message may come
+input), then asks ``next_event()`` what happened (``receive_reply`` does both
+in one call, the per-decision path).  Which message may come
 when is decided here and nowhere else:
 
     state         the bot may write                    leaves on
@@ -216,12 +217,13 @@ class Conversation:
         return encode_hello(hello)
 
     def send_request(self, id: int, seat: int, decision: str, state: dict[str, Any], legal: list[str],
-                     time_ms: int) -> bytes | Fault | EndOfInput:
+                     time_ms: int, legal_json: bytes | None = None) -> bytes | Fault | EndOfInput:
         """The request's line, if it may go out: the bot is IDLE and wrote nothing
         since its last message.  If it did write (or its output ended), nothing
         is sent and this returns what happened instead, as ``next_event()`` would:
         the Fault, or EndOfInput.  The check is part of the transition, so the
-        per-decision path asks nothing else."""
+        per-decision path asks nothing else.  ``legal_json``: ``legal`` already
+        encoded, if the caller has it (``codec.encode_request``)."""
         if self.state is not IDLE:
             raise LocalProtocolError(f"request in state {self.state.name}")
         if self._lines or self._framer._buf or self._eof:  # (_buf: .pending, cheaper)
@@ -229,7 +231,7 @@ class Conversation:
         self.state = AWAIT_ACTION
         self._rid = id
         self._legal = legal
-        return encode_request(id, seat, decision, state, legal, time_ms)
+        return encode_request(id, seat, decision, state, legal, time_ms, legal_json)
 
     def send_game_over(self, outcome: dict[str, Any], result: str) -> bytes:
         if self.state is START:
@@ -245,6 +247,20 @@ class Conversation:
             self._eof = True
         elif self.state is not DONE:
             self._lines.extend(self._framer.feed(data))
+
+    def receive_reply(self, data: bytes) -> Ready | Bye | Action | Fault | EndOfInput | PartialLine | _NeedData:
+        """``receive_data(data)`` then ``next_event()`` in one call: the per-decision
+        path.  A reply that came whole in one read skips the line queue."""
+        if self.state is AWAIT_ACTION and not self._lines:
+            line = self._framer.whole_line(data)
+            if line is not None:
+                event = read_action(line, self._rid, self._legal, self.is_action)
+                if type(event) is Action:
+                    self.state = IDLE
+                    return event
+                return self._faulted(event)  # type: ignore[arg-type]
+        self.receive_data(data)
+        return self.next_event()
 
     @property
     def pending_bytes(self) -> int:

@@ -55,6 +55,12 @@ class BotChannel(abc.ABC):
     table: int = 0  # this game's table at its process (in ``hello``)
     keep: bool = False  # set by the runner once the game ended well for this seat: the process may play on
 
+    def fault_holder(self) -> Any:
+        """What carries this channel's ``limit_fault`` (the process the watchdog polices):
+        the runner reads it there on every decision, without a layer in between.  Valid
+        once the channel has started (a channel that wraps another returns the inner one's)."""
+        return self
+
     def adopt(self, ready: Any) -> None:
         """The bot's ``ready`` (a ``protocol.machine.Ready``) for this game: what it said it can do."""
         return None

@@ -90,6 +90,9 @@ class TableLane(BotChannel):
     def limit_fault(self) -> BotFault | None:  # type: ignore[override]
         return self.host.proc.limit_fault
 
+    def fault_holder(self) -> Any:
+        return self.host.proc
+
     def tag(self, data: bytes) -> bytes:
         """Every line of ``data`` with this table's id.  A ``hello`` carries its table already."""
         if data.startswith(b'{"type":"hello"'):
@@ -286,6 +289,9 @@ class Lease(BotChannel):
     @property
     def limit_fault(self) -> BotFault | None:  # type: ignore[override]
         return self.channel.limit_fault if self.channel is not None else None
+
+    def fault_holder(self) -> Any:
+        return self.channel.fault_holder() if self.channel is not None else self
 
     async def write(self, data: bytes) -> None:
         assert self.channel is not None

@@ -38,7 +38,7 @@ from referee.match.bot import BotProcess
 from referee.match.channel import BotChannel, BotFault
 from referee.match.clock import TimeBank
 from referee.match.pool import ProcessPool
-from referee.match.record import RECORD_FORMAT, RecordWriter, event_entry_bytes
+from referee.match.record import RECORD_FORMAT, RecordWriter, decision_entry_bytes, event_entry_bytes
 from referee.match.types import BotSpec, Fault, FaultReason, Limits, MatchResult, display_name, escape_output
 
 log = structlog.get_logger("referee.match")
@@ -150,8 +150,8 @@ class _Match:
         self.wants_events = [True] * self.num_seats  # set from each bot's `ready`
         self.any_wants_events = True
         self.names = [b.name for b in self.bots]  # the names the bots give in `ready`
-        # Record lines not yet written: a decision entry (dict), or (event, its JSON or None).
-        self._backlog: list[dict[str, Any] | tuple[Event, bytes | None]] = []
+        # Record lines not yet written: a decision line (bytes), or (event, its JSON or None).
+        self._backlog: list[bytes | tuple[Event, bytes | None]] = []
         self.log = log.bind(game=self.spec.name, seed=seed)
         self.channels = channels
         self.channel_for = channel_for
@@ -213,8 +213,8 @@ class _Match:
         backlog, writer, entries = self._backlog, self.writer, self.entries
         lines: list[bytes] = []
         for item in backlog:
-            if isinstance(item, dict):  # a decision: only ever queued when there is a record
-                lines.append(to_json(item) + b"\n")
+            if isinstance(item, bytes):  # a decision's line: only ever queued when there is a record
+                lines.append(item)
                 continue
             ev, ev_json = item
             if writer is not None:
@@ -467,6 +467,10 @@ class _Match:
         writer = self.writer
         seat, rid, allowed, sent = -1, 0, 0.0, False
         conv: Conversation | None = None
+        now = trio.lowlevel.current_clock().current_time  # trio.current_time() without its three layers
+        took_total, took_count, took_max = self.took_total, self.took_count, self.took_max
+        # Where each seat's limit_fault lives (its process): read on every decision, so without layers.
+        holders = [p.fault_holder() for p in procs]
         # One cancel scope for the whole game: creating a scope per round trip
         # costs Trio more than the rest of the referee's per-decision work, and so
         # does moving its deadline twice per decision.  So the deadline moves only
@@ -480,26 +484,29 @@ class _Match:
                 while (seat := state.to_act()) is not None:
                     p, conv = procs[seat], convs[seat]
                     legal = state.legal_actions()
+                    legal_json = to_json(legal)  # encoded once: for the request and for the record
                     decision = state.decision()
                     self.decisions += 1
                     rid = self.decisions
                     allowed = times.allowed[seat]
                     observation = state.observe(seat)
-                    for other in procs:  # the watchdog may have killed any bot, acting or not
-                        if other.limit_fault is not None:
-                            raise _SeatFault(other.seat, other.limit_fault)
+                    for holder in holders:  # the watchdog may have killed any bot, acting or not
+                        if holder.limit_fault is not None:
+                            raise _SeatFault(procs[holders.index(holder)].seat, holder.limit_fault)
                     # Output since its last reply (or its end) stops the request: the conversation says.
                     if (early := p.receive_some_nowait()) is not None:
                         conv.receive_data(early)
-                    request = conv.send_request(rid, seat, decision, observation, legal, int(allowed * 1000))
+                    request = conv.send_request(rid, seat, decision, observation, legal, int(allowed * 1000),
+                                                legal_json)
                     if type(request) is not bytes:
                         clock.deadline = math.inf
                         raise _SeatFault(seat, await self._fault_from(p, request))
-                    payload = self._take_outbox(seat, outbox[seat]) + request
+                    queued = outbox[seat]
+                    payload = self._take_outbox(seat, queued) + request if queued else request
                     if any(outbox):  # events for seats that asked for them
                         clock.deadline = math.inf  # their sends have limits of their own
                         await self._flush(procs, outbox)
-                    t0 = trio.current_time()
+                    t0 = now()
                     sent = False
                     due = t0 + allowed
                     if not due <= clock.deadline <= due + DEADLINE_SLACK_S:
@@ -509,28 +516,26 @@ class _Match:
                         sent = True
                         if backlog:  # the previous decision's record lines, while this bot thinks
                             self._write_backlog()
-                        conv.receive_data(await p.receive_some())
-                        while (event := conv.next_event()) is NEED_DATA:
-                            conv.receive_data(await p.receive_some())
+                        event = conv.receive_reply(await p.receive_some())
+                        while event is NEED_DATA:
+                            event = conv.receive_reply(await p.receive_some())
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
                         clock.deadline = math.inf
                         raise _SeatFault(seat, await p.ended_fault()) from None
-                    took = trio.current_time() - t0
+                    took = now() - t0
                     if took > decision_s[seat] and not times.charge(seat, took):
                         raise _Late  # answered within the slack, not within the limit
                     if type(event) is not Action:
                         clock.deadline = math.inf
                         raise _SeatFault(seat, await self._fault_from(p, event))
                     action = event.action
-                    self.took_total[seat] += took
-                    self.took_count[seat] += 1
-                    if took > self.took_max[seat]:
-                        self.took_max[seat] = took
+                    took_total[seat] += took
+                    took_count[seat] += 1
+                    if took > took_max[seat]:
+                        took_max[seat] = took
                     if writer is not None:
-                        backlog.append({
-                            "record": "decision", "n": rid, "seat": seat, "decision": decision,
-                            "legal": legal, "action": action, "ms": round(took * 1000, 3),
-                        })
+                        backlog.append(decision_entry_bytes(rid, seat, decision, legal_json, action,
+                                                            round(took * 1000, 3)))
                     self._route_events(state.apply(action), outbox)
                 clock.deadline = math.inf
                 await self._flush(procs, outbox)

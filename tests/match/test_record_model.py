@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
+from pydantic_core import to_json
 
 from referee.games import Event
 from referee.match.record import (
     RECORD_FORMAT, DecisionLine, EventLine, FaultLine, HeaderLine, ReadyLine, RecordError, RecordWriter,
-    ResultLine, entries_from_dicts, event_entry_bytes, parse_line, read_record,
+    ResultLine, decision_entry_bytes, entries_from_dicts, event_entry_bytes, parse_line, read_record,
 )
 
 HEADER = {
@@ -136,3 +139,16 @@ def test_lines_are_strict_and_frozen():
     assert line.message == "" and line.stderr_tail == []
     with pytest.raises(ValidationError):
         line.seat = 3
+
+
+_text = st.text(max_size=12)  # any text: quotes, backslashes, control characters, non-ASCII
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(1, 10**18), seat=st.integers(0, 9), decision=_text, legal=st.lists(_text, max_size=6),
+       action=_text, ms=st.floats(0, 1e7, allow_nan=False) | st.sampled_from([0.0, 0.001, 1e-05, 12.5, 1e16]))
+def test_decision_line_bytes_are_to_json_of_the_line_dict(n, seat, decision, legal, action, ms):
+    """The runner's decision line (legal list encoded once, for the request) is the dict's own encoding."""
+    expected = to_json({"record": "decision", "n": n, "seat": seat, "decision": decision, "legal": legal,
+                        "action": action, "ms": ms}) + b"\n"
+    assert decision_entry_bytes(n, seat, decision, to_json(legal), action, ms) == expected

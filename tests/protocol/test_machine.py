@@ -141,6 +141,23 @@ def test_every_state_answers_every_input_as_the_table_says(state, name):
         assert conv.next_event() == event and conv.state is S.FAULTED
 
 
+@pytest.mark.parametrize("state", list(State), ids=lambda s: s.name)
+@pytest.mark.parametrize("name", list(INPUTS))
+def test_receive_reply_is_receive_data_then_next_event(state, name):
+    """The per-decision shortcut answers every state and input as the two calls do."""
+    data, end = INPUTS[name]
+    both, one = conversation(state), conversation(state)
+    both.receive_data(data)
+    expected = both.next_event()
+    assert one.receive_reply(data) == expected
+    assert one.state is both.state
+    if end:
+        both.receive_data(b"")
+        assert one.receive_reply(b"") == both.next_event()
+    assert one.next_event() == both.next_event()
+    assert one.pending_bytes == both.pending_bytes
+
+
 def test_after_an_action_its_end_of_input_is_the_next_event():
     conv = conversation(S.AWAIT_ACTION)
     conv.receive_data(GOOD)
@@ -274,6 +291,17 @@ MESSAGES = [
     (S.AWAIT_ACTION, b'{"type":"action","id":5,"action":"K\\u0053"}\n', Action(RID, "KS")),
     (S.AWAIT_ACTION, b'{"type":"action","id":6,"action":"AS"}\n', Fault("wrong_request", "answered request 6, expected 5")),
 ]
+
+
+@given(st.sampled_from(MESSAGES), st.lists(st.integers(0, 60), max_size=8))
+def test_a_reply_cut_anywhere_is_the_same_reply_through_receive_reply(message, cuts):
+    state, data, expected = message
+    conv = conversation(state)
+    points = sorted({c for c in cuts if 0 < c < len(data)})
+    pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+    for piece in pieces[:-1]:
+        assert conv.receive_reply(piece) is NEED_DATA
+    assert conv.receive_reply(pieces[-1]) == expected
 
 
 @given(st.sampled_from(MESSAGES), st.lists(st.integers(0, 60), max_size=8))

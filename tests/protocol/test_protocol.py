@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic_core import to_json
 
 from protocol import ActionMsg, HelloMsg, ReadyMsg
 from protocol.codec import Violation, decode_bot_line, encode, encode_event, encode_request
@@ -130,3 +131,20 @@ def test_line_buffer_gives_the_same_lines_however_the_bytes_are_cut(parts, cuts,
         expected.append(TOO_LONG)
     assert got == expected
     assert buf.pending == (len(rest) if len(rest) <= cap else 0)
+
+
+_text = st.text(max_size=12)  # any text: quotes, backslashes, control characters, non-ASCII
+_json = st.recursive(st.none() | st.booleans() | st.integers(-10**20, 10**20) | _text,
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_text, inner, max_size=4),
+                     max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(id=st.integers(0, 10**18), seat=st.integers(0, 9), decision=_text,
+       state=st.dictionaries(_text, _json, max_size=5), legal=st.lists(_text, max_size=6),
+       time_ms=st.integers(0, 10**9))
+def test_request_bytes_are_to_json_of_the_message_dict(id, seat, decision, state, legal, time_ms):
+    expected = to_json({"type": "request", "id": id, "seat": seat, "decision": decision,
+                        "state": state, "legal": legal, "time_ms": time_ms}) + b"\n"
+    assert encode_request(id, seat, decision, state, legal, time_ms) == expected
+    assert encode_request(id, seat, decision, state, legal, time_ms, to_json(legal)) == expected
