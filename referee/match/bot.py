@@ -231,20 +231,35 @@ class BotProcess(BotChannel):
                     self._close_sink(sink)  # a long-lived bot's next game: its stderr goes to that game's file
                     sink_path = self.stderr_path
                     sink = open(sink_path, "wb") if sink_path is not None else None  # noqa: SIM115 (closed below)
-                self._remember_stderr(bytes(data))
-                room = self.limits.stderr_keep_bytes - self._stderr_kept
-                if room > 0 and sink is not None:
-                    piece = data[:room]
-                    sink.write(piece)
-                    sink.flush()
-                    self._stderr_kept += len(piece)
-                    self._stderr_dropped += len(data) - len(piece)
-                else:
-                    self._stderr_dropped += len(data)
+                if not self._keep_stderr(data, sink):
                     await trio.sleep(len(data) / STDERR_DRAIN_BYTES_PER_S)
         finally:
+            # Cancelled (the game was stopped from outside, as ``referee ask`` stops it once it has
+            # its reply): what the bot wrote before that still goes to its file.
+            with contextlib.suppress(OSError, ValueError):
+                fd = self.process.stderr.fileno()  # trio's FdStream
+                for _ in range(16):  # at most 1 MB: a child may keep writing
+                    data = os.read(fd, _READ_CHUNK)  # non-blocking: BlockingIOError once empty
+                    if not data:
+                        break
+                    self._keep_stderr(data, sink)
             self._close_sink(sink)
             self._stderr_done.set()
+
+    def _keep_stderr(self, data: bytes, sink: Any) -> bool:
+        """Remember ``data`` for the fault's tail and write it to the file while there is
+        room; False once over the cap (the bytes are counted as dropped)."""
+        self._remember_stderr(bytes(data))
+        room = self.limits.stderr_keep_bytes - self._stderr_kept
+        if room > 0 and sink is not None:
+            piece = data[:room]
+            sink.write(piece)
+            sink.flush()
+            self._stderr_kept += len(piece)
+            self._stderr_dropped += len(data) - len(piece)
+            return True
+        self._stderr_dropped += len(data)
+        return False
 
     def _close_sink(self, sink: Any) -> None:
         if sink is not None:
