@@ -14,10 +14,14 @@
   baseline has no sandbox, and a sandboxed probe cannot see its parent).
   Target <= 1.5x.  The ceiling printed beside it is the CPU of importing the
   stack the referee is built on (typer, Trio, pydantic, structlog) and doing
-  nothing: no start-up of the referee can be below it.
+  nothing: no start-up of the referee can be below it.  The floor after it
+  is the minimal Trio script run after importing the referee's own modules
+  that play needs before its first request (``PLAY_MODULES``): what is left
+  of play's start-up once its code does nothing but those imports.
 
 CPU times (user + system) of the child process, medians of ``--runs`` runs,
-with ``python -c pass`` for scale.  Standard library + the project only.
+with ``python -c pass`` for scale, every module's bytecode cached
+(``bytecode.py``).  Standard library + the project only.
 """
 
 from __future__ import annotations
@@ -32,6 +36,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from bytecode import NOTE, cached_env  # noqa: E402
+
 PY = sys.executable
 REFEREE = [PY, "-m", "referee.cli.main"]
 PROBE = [PY, str(ROOT / "first_request_bot.py")]
@@ -68,10 +76,19 @@ trio.run(main)
 '''
 
 
+ENV: dict[str, str] = {}  # the children's environment (main sets it: bytecode cached)
+
+# What `referee play` cannot start a game without: the CLI and the play command, the match runner
+# (with the record's and the protocol's pydantic models it imports) and the limits' model that checks
+# play's flags (tournaments.config), on the fixed stack; imported, and then the minimal Trio script.
+PLAY_MODULES = ("import typer, trio, pydantic, structlog, typer._adapters, referee.cli.main, referee.cli.play, "
+                "referee.logging, referee.cli.common, referee.match.runner, tournaments.config\n")
+
+
 def child_cpu(argv: list[str], **kw) -> float:
     """CPU seconds (user + system) the command used."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, **kw)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV, **kw)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -82,7 +99,7 @@ def first_request_cpu(argv_for: callable, tmp: Path, tag: str) -> float:
     for f in tmp.glob(f"{tag}*"):
         f.unlink()
     subprocess.run(argv_for(out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-                   timeout=120, cwd=tmp)
+                   timeout=120, cwd=tmp, env=ENV)
     written = sorted(tmp.glob(f"{tag}*"))
     assert written, f"no probe wrote a figure for {tag}"
     return min(float(f.read_text()) for f in written)
@@ -98,6 +115,8 @@ def main() -> None:
         typer_app.write_text(MINIMAL_TYPER)
         trio_script = tmp / "minimal_trio.py"
         trio_script.write_text(MINIMAL_TRIO)
+        floor_script = tmp / "minimal_play_floor.py"  # not named like a probe tag (t, p, f): those are deleted
+        floor_script.write_text(PLAY_MODULES + MINIMAL_TRIO)
 
         def play(sandbox: str):
             return lambda out: [*REFEREE, "play", "back-alley", "--seed", "1", "--record", str(tmp / "r.jsonl"),
@@ -105,16 +124,22 @@ def main() -> None:
                                 *[a for s in range(4) for a in ("--bot", " ".join([*PROBE, f"{out}.{s}"]))]]
 
         figures: dict[str, list[float]] = {k: [] for k in
-                                           ("pass", "typer", "referee", "trio", "play", "stack")}
-        for _ in range(args.runs):
+                                           ("pass", "typer", "referee", "trio", "play", "stack", "modules")}
+        ENV.update(cached_env(tmp / "bytecode-cache"))
+        for i in range(args.runs + 1):  # round 0 is a warm-up that fills the bytecode cache
+            if i == 1:
+                for v in figures.values():
+                    v.clear()
             figures["pass"].append(child_cpu([PY, "-c", "pass"]))
             figures["typer"].append(child_cpu([PY, str(typer_app), "--help"]))
             figures["referee"].append(child_cpu([*REFEREE, "--help"]))
             figures["trio"].append(first_request_cpu(lambda out: [PY, str(trio_script), *PROBE, str(out)], tmp, "t"))
             figures["play"].append(first_request_cpu(play("off"), tmp, "p"))
             figures["stack"].append(child_cpu([PY, "-c", "import typer, trio, pydantic, structlog"]))
+            figures["modules"].append(first_request_cpu(lambda out: [PY, str(floor_script), *PROBE, str(out)],
+                                                        tmp, "f"))
     med = {k: statistics.median(v) for k, v in figures.items()}
-    print(f"CPU seconds, medians of {args.runs} runs (load {os.getloadavg()[0]:.2f}):")
+    print(f"CPU seconds, medians of {args.runs} runs (load {os.getloadavg()[0]:.2f}); {NOTE}:")
     print(f"  python -c pass                          {med['pass']:.3f}")
     print(f"  minimal typer app --help                {med['typer']:.3f}")
     print(f"  referee --help                          {med['referee']:.3f}   "
@@ -124,6 +149,8 @@ def main() -> None:
           f"ratio {med['play'] / med['trio']:.2f}  target <= 1.5")
     print(f"  ceiling: import typer, trio, pydantic, structlog (the fixed stack, nothing run)  {med['stack']:.3f}   "
           f"ratio {med['stack'] / med['trio']:.2f}")
+    print(f"  floor of play as built: the minimal Trio script after importing the modules play needs "
+          f"(PLAY_MODULES), to first request  {med['modules']:.3f}   ratio {med['modules'] / med['trio']:.2f}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,12 @@ then verifies its record, each way measured in the same run:
   runs the typed path, ``verify_record(read_record(path))``;
 * in-process, start-up excluded: the fast path (``verify_fast``), the typed
   path, and re-simulating the game alone (engine calls only: the ceiling of
-  any verifier).
+  any verifier);
+* the ceiling of the command itself: the CPU of a minimal typer app that runs
+  a ``replay RECORD --verify`` command doing nothing (the start-up no typer
+  command line can go below) plus the fast path's in-process CPU.
+
+Child processes run with every module's bytecode cached (``bytecode.py``).
 
 Medians of ``--runs``.  Standard library + the project (and a C compiler).
 """
@@ -35,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from bytecode import NOTE, cached_env, warm_up  # noqa: E402
 from referee_throughput import c_bot  # noqa: E402
 
 from referee.games import get_game  # noqa: E402
@@ -52,10 +58,29 @@ from referee.match.verify import verify_record
 assert verify_record(read_record(sys.argv[1])).ok
 """
 
+# The least any typer command line can cost: a typer app with a root option that runs a command
+# taking the record's path and --verify, and does nothing with them (typer builds and runs the
+# command's parameters, importing pydantic for them, as for the referee's).
+MINIMAL_TYPER_COMMAND = """
+from pathlib import Path
+import typer
+app = typer.Typer(add_completion=False, no_args_is_help=True)
+@app.callback()
+def root(log_level: str = "warning") -> None:
+    pass
+@app.command()
+def play(game: str) -> None:
+    pass
+@app.command()
+def replay(record: Path, verify: bool = typer.Option(False, "--verify")) -> None:
+    pass
+app()
+"""
 
-def child_cpu(argv: list[str]) -> float:
+
+def child_cpu(argv: list[str], env: dict[str, str]) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -102,18 +127,27 @@ def main() -> None:
         n = result.decisions
         size = path.stat().st_size
         engine_only = resimulate(path)
-        cpu: dict[str, list[float]] = {k: [] for k in ("command", "old_command", "fast", "typed", "engine")}
+        cpu: dict[str, list[float]] = {k: [] for k in ("command", "old_command", "fast", "typed", "engine",
+                                                       "typer")}
+        env = cached_env(Path(tmp) / "pycache")
+        command = [sys.executable, "-m", "referee.cli.main", "replay", "--verify", str(path)]
+        old_command = [sys.executable, "-c", OLD_COMMAND, str(path)]
+        typer_command = [sys.executable, "-c", MINIMAL_TYPER_COMMAND, "replay", "--verify", str(path)]
+        for argv in (command, old_command, typer_command):
+            warm_up(argv, env)
         for _ in range(args.runs):
-            command = [sys.executable, "-m", "referee.cli.main", "replay", "--verify", str(path)]
-            cpu["command"].append(child_cpu(command))
-            cpu["old_command"].append(child_cpu([sys.executable, "-c", OLD_COMMAND, str(path)]))
+            cpu["command"].append(child_cpu(command, env))
+            cpu["old_command"].append(child_cpu(old_command, env))
+            cpu["typer"].append(child_cpu(typer_command, env))
             cpu["fast"].append(cpu_of(lambda: verify_fast(path)))
             cpu["typed"].append(cpu_of(lambda: verify_record(read_record(path))))
             cpu["engine"].append(cpu_of(engine_only))
         assert verify_fast(path) is not None
-    rate = {k: n / statistics.median(v) for k, v in cpu.items()}
+    med = {k: statistics.median(v) for k, v in cpu.items()}
+    rate = {k: n / v for k, v in med.items()}
+    ceiling = n / (med["typer"] + med["fast"])
     print(f"schmier record of {n} decisions ({size} bytes, seed {seed}); "
-          f"decisions per CPU second, medians of {args.runs} (load {os.getloadavg()[0]:.2f}):")
+          f"decisions per CPU second, medians of {args.runs} (load {os.getloadavg()[0]:.2f}); {NOTE}:")
     print(f"  referee replay --verify (command)          {rate['command']:9.0f}   target >= 25000")
     print(f"  the command before the fast path (rebuilt) {rate['old_command']:9.0f}   "
           f"ratio {rate['command'] / rate['old_command']:.2f}  target >= 5")
@@ -121,6 +155,9 @@ def main() -> None:
     print(f"  in-process: typed path (read + verify)     {rate['typed']:9.0f}   "
           f"ratio fast / typed {rate['fast'] / rate['typed']:.2f}")
     print(f"  in-process: engine calls alone (ceiling)   {rate['engine']:9.0f}")
+    print(f"  ceiling of the command: a minimal typer app running a command ({med['typer']:.3f} s) "
+          f"+ the fast path in-process ({med['fast']:.3f} s)   {ceiling:9.0f}   "
+          f"command at {rate['command'] / ceiling:.2f} of it")
 
 
 if __name__ == "__main__":

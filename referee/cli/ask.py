@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from referee.cli.errors import UserError
-from referee.cli.play import EXIT_FORFEIT, print_result
 from referee.match.bubblewrap import SandboxMode
 
 EXIT_REFUSED = 1  # the re-asked bot's reply was refused, or never came
@@ -61,6 +60,7 @@ def register(app: typer.Typer) -> None:
         import trio
 
         from referee.cli.common import bot_specs_for_seats, make_console, resolve_sandbox
+        from referee.cli.play import EXIT_FORFEIT, print_result
         from referee.match.ask import Replay, ask, describe_recorded, play_on, recorded_bots
         from referee.match.record import read_record
 

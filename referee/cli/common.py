@@ -7,18 +7,20 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from referee.cli.errors import UserError
 from referee.games import GAMES, GameSpec
 from referee.match import bubblewrap, cgroups
 from referee.match.commands import CommandError, check_command
-from referee.match.record import Entry
 from referee.match.types import BotSpec
-from referee.replay import RENDERERS
+
+if TYPE_CHECKING:  # rich, the record's models and the renderers are imported where they are used:
+    # `referee play` reaches its first request without them
+    from rich.console import Console
+    from rich.table import Table
+
+    from referee.match.record import Entry
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -72,6 +74,10 @@ def bot_specs_for_seats(spec: GameSpec, options: dict[str, Any], commands: list[
 
 
 def score_table(game: str, entries: Sequence[Entry], title: str | None = None) -> Table | None:
+    from rich.table import Table
+
+    from referee.replay import RENDERERS
+
     renderer = RENDERERS.get(game)
     if renderer is None:
         return None
@@ -88,6 +94,8 @@ def score_table(game: str, entries: Sequence[Entry], title: str | None = None) -
 
 
 def make_console() -> Console:
+    from rich.console import Console
+
     console = Console(highlight=False, soft_wrap=True)
     if not console.is_terminal:  # a pipe or file: do not squeeze tables to 80 columns
         console = Console(highlight=False, soft_wrap=True, width=max(console.width, 200))

@@ -6,18 +6,83 @@ raise ``UserFault`` / ``RefereeBug`` (``referee.errors``) and never translate.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import traceback
+from collections.abc import Sequence
+from typing import Any
 
 import typer
 
-from referee.cli import ask, play, replay, worker
 from referee.errors import EXIT_BUG, describe_bug, save_traceback, user_fault_in
 
 EXIT_INTERRUPTED = 130
 
-app = typer.Typer(
+#: Each command and the module whose ``register(app)`` adds it, in the order ``--help``
+#: lists them.  A module is imported when its command is registered: for a command line
+#: that names one command, only that one (``_LazyTyper``), so ``referee replay`` neither
+#: imports the other commands' modules nor builds their click commands.
+COMMANDS: dict[str, str] = {
+    "play": "referee.cli.play", "replay": "referee.cli.replay", "ask": "referee.cli.ask",
+    "run": "referee.cli.run", "deals": "referee.cli.deals", "report": "referee.cli.report",
+    "worker": "referee.cli.worker",
+}
+#: The commands that live with the tournaments package (skipped while it is being built).
+_TOURNAMENT_COMMANDS = {"run", "deals", "report"}
+#: The root options that take a value (``--log-level debug``), to find the command after them.
+_ROOT_OPTIONS_WITH_VALUE = {"--log-level"}
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command a command line names, if it names one of ``COMMANDS`` after root options
+    only; None otherwise (no command, ``--help``, an unknown word or option: then every
+    command is registered and click answers as it always has)."""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in _ROOT_OPTIONS_WITH_VALUE:
+            i += 2
+        elif arg.partition("=")[0] in _ROOT_OPTIONS_WITH_VALUE and "=" in arg:
+            i += 1
+        else:
+            return arg if arg in COMMANDS else None
+    return None
+
+
+class _LazyTyper(typer.Typer):
+    """The referee's app: registers the commands a command line needs as it is called."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._commands: dict[str, list[Any]] = {}  # command -> the CommandInfos its module registered
+
+    def register(self, names: Sequence[str]) -> None:
+        """Register these commands (once each), keeping ``COMMANDS``' order."""
+        for name in names:
+            if name in self._commands:
+                continue
+            before = len(self.registered_commands)
+            try:
+                module = importlib.import_module(COMMANDS[name])
+            except ImportError as exc:  # pragma: no cover  (only while the package is being built)
+                if name not in _TOURNAMENT_COMMANDS or getattr(exc, "name", None) not in (
+                        COMMANDS[name], "tournaments", "referee.cli"):
+                    raise
+                self._commands[name] = []
+                continue
+            module.register(self)
+            self._commands[name] = self.registered_commands[before:]
+        self.registered_commands = [info for name in COMMANDS for info in self._commands.get(name, [])]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        argv = kwargs.get("args", args[0] if args else None)
+        named = command_named(sys.argv[1:] if argv is None else list(argv))
+        self.register(list(COMMANDS) if named is None else [named])
+        return super().__call__(*args, **kwargs)
+
+
+app = _LazyTyper(
     name="referee",
     help="Referee for Back Alley, Schmier and Pegs and Jokers bots: play games, run tournaments, replay records.",
     no_args_is_help=True,
@@ -41,24 +106,6 @@ def _root(
     from referee.logging import configure_logging  # here: `referee --help` never gets this far
 
     configure_logging(log_level)
-
-
-play.register(app)
-replay.register(app)
-ask.register(app)
-try:  # the tournament command lives with the tournaments package
-    from referee.cli import deals as _deals
-    from referee.cli import run as _run
-except ImportError as exc:  # pragma: no cover  (only while the package is being built)
-    if getattr(exc, "name", None) not in ("referee.cli.run", "referee.cli.deals", "tournaments", "referee.cli"):
-        raise
-else:
-    _run.register(app)
-    _deals.register(app)
-    from referee.cli import report as _report  # the tournament page, with the tournament command
-
-    _report.register(app)
-worker.register(app)
 
 
 def _say(text: str) -> None:

@@ -55,9 +55,9 @@ def register(app: typer.Typer) -> None:
         from referee.match.verify import verify_fast, verify_record
 
         if verify and html is None and request is None and (fast := verify_fast(record)) is not None:
-            header, result = fast  # a sound record, checked without parsing it all
-            if seat is not None and not 0 <= seat < len(header.seats):
-                raise UserError(f"--seat {seat}: this game has seats 0 … {len(header.seats) - 1}")
+            header, result = fast  # a sound record, checked without its models
+            if seat is not None and not 0 <= seat < len(header["seats"]):
+                raise UserError(f"--seat {seat}: this game has seats 0 … {len(header['seats']) - 1}")
             print("OK: " + result.message)  # one plain line, as the console prints it below
             raise typer.Exit(0)
         from referee.cli.common import make_console, score_table

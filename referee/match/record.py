@@ -14,9 +14,9 @@ Line kinds (the ``"record"`` key), each a pydantic model below:
 * ``result``   (``ResultLine``) the outcome, decision count, duration
 
 Writing and reading are separate on purpose.  The match runner writes plain
-dicts and pre-encoded bytes (``RecordWriter``, ``event_entry_bytes``,
-``decision_entry_bytes``): that is on the per-decision path, and the bytes on
-disk are the format.  Reading
+dicts and pre-encoded bytes (``RecordWriter``; ``event_entry_bytes`` and
+``decision_entry_bytes`` from ``record_bytes``): that is on the per-decision
+path, and the bytes on disk are the format.  Reading
 (``read_record``) parses and validates each line once, with pydantic-core's
 JSON parser, into these frozen models; replay, verification and the
 renderers (``referee.replay``) work on the typed values only.
@@ -46,8 +46,9 @@ from pydantic_core import to_json
 
 from referee.errors import OutputError, UserFault
 from referee.games import Outcome
-
-RECORD_FORMAT = "referee-record/1"
+from referee.match.record_bytes import RECORD_FORMAT as RECORD_FORMAT  # re-exported: the runner's
+from referee.match.record_bytes import decision_entry_bytes as decision_entry_bytes  # bytes live there
+from referee.match.record_bytes import event_entry_bytes as event_entry_bytes
 
 
 class RecordError(UserFault):
@@ -97,25 +98,6 @@ class RecordWriter:
             self._file.close()  # flushes; the file is closed even when that fails
         except OSError as exc:
             raise OutputError.of(self.path, exc, "record") from None
-
-
-def decision_entry_bytes(n: int, seat: int, decision: str, legal_json: bytes, action: str, ms: float) -> bytes:
-    """A record ``decision`` line, with the legal list already encoded once (for the request).
-    The bytes ``to_json`` gives for the line's dict (``DecisionLine``'s fields in order)."""
-    return b'{"record":"decision","n":%d,"seat":%d,"decision":%b,"legal":%b,"action":%b,"ms":%b}\n' % (
-        n, seat, to_json(decision), legal_json, to_json(action), to_json(ms))
-
-
-_TO_TAILS: dict[tuple[int, ...] | None, bytes] = {None: b',"to":null}\n'}  # a handful of seat sets per game
-
-
-def event_entry_bytes(event_json: bytes, to: tuple[int, ...] | None) -> bytes:
-    """A record ``event`` line from an event already encoded once."""
-    tail = _TO_TAILS.get(to)
-    if tail is None:
-        assert to is not None  # None's tail is there from the start
-        tail = _TO_TAILS[to] = b',"to":' + to_json(list(to)) + b"}\n"
-    return b'{"record":"event","event":' + event_json + tail
 
 
 # ---------------------------------------------------------------------------

@@ -13,7 +13,12 @@ compares bytes; a decision line is compared up to its action, and only the
 action and time are parsed.  Any line it cannot vouch for that way (another
 encoder's spacing, a corrupt or torn line, a divergence) sends the whole file
 down the typed path, which then gives the verdict and its message: the fast
-path only ever says "verified".
+path only ever says "verified".  The few other lines (header, ready, fault,
+result) it reads as plain JSON, checked against the fields and types of the
+record's models (``_PLAIN``) when they are in the runner's own encoding, so a
+sound record is verified without building those pydantic models at all (a
+large share of the command's start-up); a line that check cannot vouch for is
+read by the models, as before.
 """
 
 from __future__ import annotations
@@ -21,26 +26,15 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
 from pydantic_core import from_json, to_json
 
-from referee.games import GameError, get_game
-from referee.match.record import (
-    DecisionLine,
-    EventLine,
-    FaultLine,
-    HeaderLine,
-    ReadyLine,
-    Record,
-    RecordError,
-    ResultLine,
-    _UnknownLine,
-    event_entry_bytes,
-    parse_line,
-    read_header,
-)
+from referee.games import GameError, Outcome, get_game
+from referee.match.record_bytes import RECORD_FORMAT, event_entry_bytes
+
+if TYPE_CHECKING:  # the typed path's models: the fast path imports them only when it falls back
+    from referee.match.record import Record
 
 
 @dataclass(frozen=True)
@@ -57,6 +51,8 @@ def _short(value: object, limit: int = 300) -> str:
 
 
 def verify_record(rec: Record) -> Verification:
+    from referee.match.record import DecisionLine, EventLine, FaultLine
+
     header = rec.header
     try:
         spec = get_game(header.game)
@@ -111,12 +107,11 @@ def verify_record(rec: Record) -> Verification:
                                    "matches the engine, but there is no result", None, decisions)
     if pending:
         return Verification(False, f"engine event {_short(pending[0][0])} missing from the record", None, decisions)
-    return _conclude(rec.result, forfeited, state, decisions)
+    return _conclude(rec.result.outcome.to_outcome(), forfeited, state, decisions)
 
 
-def _conclude(result: ResultLine, forfeited: bool, state: Any, decisions: int) -> Verification:
-    """The verdict on a record whose every line matched the engine: does the result?"""
-    recorded = result.outcome.to_outcome()
+def _conclude(recorded: Outcome, forfeited: bool, state: Any, decisions: int) -> Verification:
+    """The verdict on a record whose every line matched the engine: does its outcome?"""
     if forfeited:
         if recorded.status != "forfeit":
             return Verification(False, "record has a fault but the result is not a forfeit", None, decisions)
@@ -136,29 +131,127 @@ def _conclude(result: ResultLine, forfeited: bool, state: Any, decisions: int) -
 _EVENT = b'{"record":"event","event":'
 _DECISION = b'{"record":"decision",'
 
+# The fields of the record lines the fast path reads whole (header, ready, fault, result), as
+# ``referee.match.record``'s strict models have them: name -> type, "?" after an optional one.
+# A type is int, float (an int is one too), str, bool, dict (a JSON object), [T] (a list of T),
+# a tuple of alternatives (None among them: null), a str constant, or a nested field dict.
+# tests/match/test_verify_fast.py holds these to the models, field by field.
+_SEAT = {"seat": int, "team": int, "name": str, "command": [str], "cwd?": (str, None), "limits?": (dict, None)}
+_PLAIN: dict[str, dict[str, Any]] = {
+    "header": {"record": "header", "format": RECORD_FORMAT, "game": str, "rules_version?": (str, None),
+               "options": dict, "seed": int, "seats": [_SEAT], "limits?": (dict, None),
+               "started_at?": (str, None), "sandbox?": (str, None)},
+    "ready": {"record": "ready", "names": [str], "events": [bool]},
+    "fault": {"record": "fault", "seat": int, "reason": str, "message?": str, "stderr_tail?": [str],
+              "request?": (int, None), "legal?": ([str], None), "output?": (str, None),
+              "output_bytes?": (int, None), "deal?": (int, None), "turn?": (int, None)},
+    "result": {"record": "result", "outcome": {
+        "status": ("win", "draw", "aborted", "forfeit"), "winners": [int], "scores": [int], "reason?": str,
+        "detail?": dict}, "decisions": int, "duration_s": float, "names?": [str]},
+}
 
-def verify_fast(path: Path) -> tuple[HeaderLine, Verification] | None:
-    """The header and an OK verdict if the record is complete and matches the
-    engine line for line in the runner's own encoding; None if anything is
-    otherwise: then ``verify_record(read_record(path))`` decides and says why."""
+
+def _conforms(value: Any, kind: Any) -> bool:
+    """Whether ``value`` (parsed JSON) has type ``kind`` in ``_PLAIN``'s notation."""
+    if kind is int:
+        return type(value) is int
+    if kind is float:
+        return type(value) in (int, float)
+    if kind in (str, bool, dict):
+        return type(value) is kind
+    if kind is None:
+        return value is None
+    if isinstance(kind, str):
+        return type(value) is str and value == kind
+    if isinstance(kind, list):
+        return type(value) is list and all(_conforms(v, kind[0]) for v in value)
+    if isinstance(kind, tuple):
+        return any(_conforms(value, k) for k in kind)
+    if type(value) is not dict:
+        return False
+    for name, field_kind in kind.items():
+        key = name.rstrip("?")
+        if key in value:
+            if not _conforms(value[key], field_kind):
+                return False
+        elif key == name:  # a required field is missing
+            return False
+    return True
+
+
+def plain_line(line: bytes) -> dict[str, Any] | None:
+    """A header, ready, fault or result line as parsed JSON, or a line of a kind this
+    referee does not know (skipped, as ``read_record`` skips it), if it is in the
+    runner's own encoding and has the fields and types the record's models require;
+    None if not (then only the models can say what it is)."""
+    try:
+        value = from_json(line)
+    except ValueError:
+        return None
+    if type(value) is not dict or to_json(value) != line:  # not as the runner writes it (a repeated key, say)
+        return None
+    kind = value.get("record")
+    if type(kind) is not str or kind in ("event", "decision"):
+        return None
+    fields = _PLAIN.get(kind)
+    return value if fields is None or _conforms(value, fields) else None
+
+
+def _typed_line(line: bytes) -> dict[str, Any] | None:
+    """A line ``plain_line`` could not vouch for, read by the record's models (imported
+    only now): its parsed JSON if it is a ready, fault, result or unknown line, else None."""
+    from pydantic import ValidationError
+
+    from referee.match.record import FaultLine, ReadyLine, ResultLine, _UnknownLine, parse_line
+
+    try:
+        entry = parse_line(line)
+    except ValidationError:
+        return None
+    if not isinstance(entry, (ReadyLine, FaultLine, ResultLine, _UnknownLine)):
+        return None  # an event or decision line in another encoding, or a second header
+    return entry.model_dump()
+
+
+def _header(path: Path, line: bytes) -> dict[str, Any] | None:
+    """The header line as parsed JSON, or None if it is not one."""
+    header = plain_line(line)
+    if header is not None:
+        return header if header["record"] == "header" else None
+    from referee.match.record import RecordError, read_header
+
+    try:
+        return read_header(path, line).model_dump()
+    except RecordError:
+        return None
+
+
+def verify_fast(path: Path) -> tuple[dict[str, Any], Verification] | None:
+    """The header (its fields) and an OK verdict if the record is complete and
+    matches the engine line for line in the runner's own encoding; None if
+    anything is otherwise: then ``verify_record(read_record(path))`` decides and
+    says why.  A sound record in the runner's encoding is checked without the
+    record's pydantic models (``plain_line``)."""
     try:
         raw = path.read_bytes()
     except OSError:
         return None
     lines = raw.split(b"\n")
+    header = _header(path, lines[0])
+    if header is None:
+        return None
     try:
-        header = read_header(path, lines[0])
-        spec = get_game(header.game)
-        if header.rules_version != spec.rules_version:
+        spec = get_game(header["game"])
+        if header.get("rules_version") != spec.rules_version:
             return None
-        state, events = spec.new_game(header.seed, spec.normalize_options(header.options))
-    except (RecordError, GameError):
+        state, events = spec.new_game(header["seed"], spec.normalize_options(header["options"]))
+    except GameError:
         return None
     # Each engine event as the record line the runner writes for it (newline dropped).
     pending = deque(event_entry_bytes(to_json(e.data), e.to)[:-1] for e in events)
     decisions = 0
     forfeited = False
-    result: ResultLine | None = None
+    result: dict[str, Any] | None = None
     for line in lines[1:]:
         if line.startswith(_EVENT):
             if not pending or line != pending.popleft():
@@ -186,19 +279,24 @@ def verify_fast(path: Path) -> tuple[HeaderLine, Verification] | None:
                 return None
         elif not line.strip():
             continue
-        else:  # the few other lines (ready, fault, result, kinds of newer referees): typed
-            try:
-                entry = parse_line(line)
-            except ValidationError:
-                return None
-            if isinstance(entry, ResultLine):
+        else:  # the few other lines (ready, fault, result, kinds of newer referees)
+            entry = plain_line(line)
+            if entry is None:
+                entry = _typed_line(line)
+                if entry is None:
+                    return None
+            kind = entry["record"]
+            if kind == "result":
                 result = entry
                 break
-            if isinstance(entry, FaultLine):
+            if kind == "fault":
                 forfeited = True
-            elif not isinstance(entry, (ReadyLine, _UnknownLine)):
-                return None  # an event or decision line in another encoding, or a second header
+            elif kind == "header":
+                return None  # a second header
     if result is None or pending:
         return None
-    verdict = _conclude(result, forfeited, state, decisions)
+    o = result["outcome"]
+    recorded = Outcome(o["status"], tuple(o["winners"]), tuple(o["scores"]), o.get("reason", ""),
+                       dict(o.get("detail", {})))
+    verdict = _conclude(recorded, forfeited, state, decisions)
     return (header, verdict) if verdict.ok else None

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+from referee.cli.main import COMMANDS, run
 
 HEAVY = ("trio", "pydantic", "pydantic_core", "structlog", "rich", "tournaments", "referee.games",
          "referee.match.runner", "referee.match.record")
@@ -36,8 +41,6 @@ def test_help_lists_every_command_without_them():
 
 
 def test_replay_verify_of_a_sound_record_loads_neither_structlog_nor_rich(tmp_path):
-    from referee.cli.main import run
-
     record = tmp_path / "r.jsonl"
     assert run(["play", "schmier", *["--bot", "false"] * 3, "--record", str(record), "-q"]) == 3  # a forfeit
     code = CHECK.replace("import referee.cli.main\n", "import referee.cli.main\n"
@@ -46,3 +49,74 @@ def test_replay_verify_of_a_sound_record_loads_neither_structlog_nor_rich(tmp_pa
     out, loaded = res.stdout.rstrip("\n").rsplit("\n", 1)
     assert out.startswith("OK: verified 0 decisions; the game ended by forfeit")
     assert not [m for m in loaded.split() if m.startswith(("structlog", "rich", "trio", "tournaments"))], loaded
+
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
+ENGINES = ("referee.games.back_alley", "referee.games.schmier", "referee.games.pegs_and_jokers")
+COMMAND_MODULES = tuple(COMMANDS.values())
+
+LOADED = """
+import sys
+import referee.cli.main
+code = referee.cli.main.run({argv!r})
+print(code)
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def modules_loaded_by(argv: list[str]) -> tuple[int, str, set[str]]:
+    """The exit status, the output and the modules a command line imported, in a fresh process."""
+    res = subprocess.run([sys.executable, "-c", LOADED.format(argv=argv)], capture_output=True, text=True,
+                         timeout=120, check=True)
+    *out, code, loaded = res.stdout.rstrip("\n").split("\n")
+    return int(code), "\n".join(out), set(loaded.split())
+
+
+@pytest.fixture(scope="module")
+def schmier_record(tmp_path_factory):
+    record = tmp_path_factory.mktemp("lazy") / "schmier.jsonl"
+    assert run(["play", "schmier", *["--bot", BOT] * 3, "--seed", "3", "--record", str(record), "--sandbox", "off",
+                "-q"]) == 0
+    return record
+
+
+def test_replay_verify_imports_only_its_games_engine_its_command_and_no_record_models(schmier_record):
+    code, out, loaded = modules_loaded_by(["replay", "--verify", str(schmier_record)])
+    assert code == 0 and out.startswith("OK: verified "), out
+    assert {m for m in ENGINES if m in loaded} == {"referee.games.schmier"}
+    assert {m for m in COMMAND_MODULES if m in loaded} == {"referee.cli.replay"}
+    # A sound record is read without the record's pydantic models and without the match runner.
+    for module in ("referee.match.record", "referee.match.runner", "referee.cli.common", "referee.logging",
+                   "structlog", "rich", "trio", "tournaments"):
+        assert module not in loaded, module
+
+
+def test_replay_verify_of_a_damaged_record_still_names_the_divergence(schmier_record, tmp_path):
+    lines = schmier_record.read_bytes().split(b"\n")
+    i = next(i for i, line in enumerate(lines) if line.startswith(b'{"record":"decision"'))
+    lines[i] = lines[i].replace(b'"seat":', b'"seat":9', 1)  # the fast path cannot vouch for it: typed
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(b"\n".join(lines))
+    code, out, loaded = modules_loaded_by(["replay", "--verify", str(damaged)])
+    assert code == 1 and out.startswith(f"DIVERGENCE: line {i + 1}: record has seat 9"), out
+    assert "referee.match.record" in loaded  # the typed path, models and all, said why
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_commands_help_imports_no_other_commands_module(command):
+    code, out, loaded = modules_loaded_by([command, "--help"])
+    assert code == 0 and "Usage:" in out
+    assert {m for m in COMMAND_MODULES if m in loaded} == {COMMANDS[command]}
+    # (The root callback configures logging before a command's --help: structlog may be there.)
+    assert not [m for m in loaded if m.startswith(("tournaments", "trio", "referee.match.runner")) or m in ENGINES]
+
+
+def test_the_root_help_lists_the_commands_in_their_order_after_one_was_run(schmier_record):
+    # In one process (as the tests run commands): a command registered alone first, then --help.
+    res = subprocess.run([sys.executable, "-c", "import referee.cli.main as m\n"
+                          f"assert m.run(['replay', '--verify', {str(schmier_record)!r}]) == 0\n"
+                          "m.run(['--help'])"], capture_output=True, text=True, timeout=120, check=True)
+    listed = [line.split()[1] for line in res.stdout.splitlines()
+              if line.startswith("│ ") and len(line.split()) > 1 and line.split()[1] in COMMANDS]
+    assert listed == list(COMMANDS)

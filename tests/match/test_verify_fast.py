@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic_core import to_json
 
-from referee.match.record import read_record
+from referee.match.record import FaultLine, HeaderLine, ReadyLine, ResultLine, SeatEntry, parse_line, read_record
 from referee.match.types import Limits
-from referee.match.verify import verify_fast, verify_record
+from referee.match.verify import _PLAIN, plain_line, verify_fast, verify_record
 
 from .fakes import play
 
@@ -40,7 +41,8 @@ async def test_a_sound_record_is_verified_with_the_typed_paths_verdict(recorded)
     header, verdict = fast
     typed = verify_record(read_record(recorded))
     assert typed.ok and verdict == typed
-    assert header == read_record(recorded).header
+    assert header == json.loads(lines_of(recorded)[0])  # the header line's fields, as read
+    assert HeaderLine.model_validate(header) == read_record(recorded).header
 
 
 async def test_a_record_in_another_encoding_falls_back_and_still_verifies(recorded):
@@ -90,3 +92,91 @@ async def test_a_truncated_or_torn_record_is_left_to_the_typed_path(recorded):
     assert verify_fast(recorded) is None
     typed = verify_record(read_record(recorded))
     assert not typed.ok and "truncated" in typed.message
+
+
+# --- the fast path's plain reading of header, ready, fault and result lines -----------------
+
+MODELS = {"header": HeaderLine, "ready": ReadyLine, "fault": FaultLine, "result": ResultLine}
+
+
+def test_the_plain_fields_are_the_models_fields():
+    def check(fields, model):
+        plain = {name.rstrip("?"): not name.endswith("?") for name in fields}
+        # The line kind ("record") has a default in the models but picks the model, so it is there.
+        assert plain == {name: f.is_required() or name == "record" for name, f in model.model_fields.items()}
+        for name, kind in fields.items():
+            if isinstance(kind, dict):
+                check(kind, model.model_fields[name.rstrip("?")].annotation)
+            elif isinstance(kind, list) and isinstance(kind[0], dict):
+                check(kind[0], SeatEntry)
+
+    for kind, model in MODELS.items():
+        check(_PLAIN[kind], model)
+
+
+FAULT = {"record": "fault", "seat": 1, "reason": "timeout", "message": "no reply in 1000 ms",
+         "stderr_tail": ["a", "b"], "request": 7, "legal": ["1", "2"], "output": "x\\n", "output_bytes": 2,
+         "deal": 1, "turn": None}
+WRONG = [None, "x", "", 1, -2, 1.5, True, False, [], {}, ["x"], [1], [True], [None], {"a": 1}, 2**70,
+         "referee-record/1", "win", "header"]
+
+
+def _mutations(value):
+    """``value`` (a JSON object) with each field, at any depth, dropped or replaced by each of ``WRONG``."""
+    for key in list(value):
+        yield {k: v for k, v in value.items() if k != key}
+        for wrong in WRONG:
+            yield {**value, key: wrong}
+        inner = value[key]
+        if isinstance(inner, dict):
+            for m in _mutations(inner):
+                yield {**value, key: m}
+        elif isinstance(inner, list) and inner and isinstance(inner[0], dict):
+            for m in _mutations(inner[0]):
+                yield {**value, key: [m, *inner[1:]]}
+        elif isinstance(inner, list) and inner:
+            for wrong in WRONG:
+                yield {**value, key: [*inner[:-1], wrong]}
+
+
+async def test_a_line_the_plain_reading_accepts_the_models_accept_with_the_same_values(recorded):
+    lines = [line for line in lines_of(recorded) if line]
+    samples = [json.loads(line) for line in lines if not line.startswith((b'{"record":"event"',
+                                                                           b'{"record":"decision"'))]
+    assert {s["record"] for s in samples} == {"header", "ready", "result"}
+    for sample in [*samples, FAULT]:
+        line = to_json(sample)
+        assert plain_line(line) == sample  # the runner's own lines are read without the models
+        accepted = 0
+        for mutated in _mutations(sample):
+            line = to_json(mutated)
+            plain = plain_line(line)
+            if plain is None:
+                continue
+            accepted += 1
+            typed = parse_line(line)  # raises if the models refuse what the plain reading took
+            assert plain == mutated
+            if plain["record"] in MODELS:
+                assert isinstance(typed, MODELS[plain["record"]])
+            else:  # a kind this referee does not know: skipped by both
+                assert type(typed).__name__ == "_UnknownLine"
+            dump = typed.model_dump(exclude_unset=True)  # the fields the line gave, as the models read them
+            assert dump == {k: plain[k] for k in dump}
+        assert accepted  # some mutations (an optional field dropped, say) are still sound
+
+
+async def test_the_plain_reading_takes_only_the_runners_encoding(recorded):
+    header = lines_of(recorded)[0]
+    assert plain_line(header) is not None
+    assert plain_line(json.dumps(json.loads(header)).encode()) is None  # spaces: the models read it
+    assert plain_line(header[:-1] + b',"seed":1}') is None  # a repeated key
+    assert plain_line(b"[1]") is None and plain_line(b"{") is None
+
+
+async def test_a_result_line_in_another_encoding_is_read_by_the_models_and_still_verifies(recorded):
+    lines = lines_of(recorded)
+    i = _first(lines, b"result")
+    lines[i] = json.dumps(json.loads(lines[i])).encode()
+    write_lines(recorded, lines)
+    fast = verify_fast(recorded)
+    assert fast is not None and fast[1] == verify_record(read_record(recorded))
