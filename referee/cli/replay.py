@@ -11,7 +11,7 @@ import typer
 from referee.cli.errors import UserError
 
 if TYPE_CHECKING:
-    from referee.match.record import Record
+    from referee.match.record import FaultLine, Record
     from referee.replay import Renderer
 
 
@@ -108,9 +108,8 @@ def register(app: typer.Typer) -> None:
             console.print(table)
         for e in entries:
             if isinstance(e, FaultLine):
-                console.print(f"Fault: seat {e.seat} — {e.reason}: {e.message}", markup=False)
-                for line in e.stderr_tail[-10:]:
-                    console.print(f"  | {line}", markup=False)
+                for line in fault_lines(e, record):
+                    console.print(line, markup=False)
         if rec.result is not None:
             o = rec.result.outcome
             winners = ", ".join(f"team {t}" for t in o.winners) or "nobody"
@@ -118,6 +117,33 @@ def register(app: typer.Typer) -> None:
                           f"scores {o.scores}; {rec.result.decisions} decisions", markup=False)
         if rec.truncated:
             console.print(f"note: {truncation_note(rec)}", markup=False)
+
+
+def fault_lines(fault: FaultLine, record: Path) -> list[str]:
+    """A record's ``fault`` line as the text replay shows it: the reason, where the game was,
+    the refused request and its legal list, the offending output, the command that prints
+    that request, and the last lines of the bot's stderr."""
+    from referee.match.types import replay_command
+
+    lines = [f"Fault: seat {fault.seat} — {fault.reason}: {fault.message}"]
+    where = [f"deal {fault.deal}"] if fault.deal is not None else []
+    if fault.turn is not None and fault.deal is None:
+        where.append(f"turn {fault.turn}")
+    if fault.request is not None:
+        where.append(f"request {fault.request}")
+    if where:
+        legal = ""
+        if fault.legal is not None:
+            shown = " ".join(fault.legal[:12]) + (" …" if len(fault.legal) > 12 else "")
+            legal = f" (legal: {shown})" if fault.legal else " (legal: none)"
+        lines.append(f"  at {', '.join(where)}{legal}")
+    if fault.output is not None:
+        size = f"{fault.output_bytes} bytes" if fault.output_bytes is not None else "output"
+        lines.append(f"  it wrote ({size}): {fault.output}")
+    if fault.request is not None:
+        lines.append(f"  the request: {replay_command(record, fault.request)}")
+    lines += [f"  | {line}" for line in fault.stderr_tail[-10:]]
+    return lines
 
 
 def parts_wanted(renderer: Renderer, game: str, deal: int | None, turn: int | None, turns: str | None,

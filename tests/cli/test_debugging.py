@@ -96,6 +96,13 @@ def test_a_forfeit_exits_3_with_a_fault_line_whose_command_prints_the_refused_re
     assert shown.returncode == 0, shown.stderr
     request = json.loads(shown.stdout)
     assert request["id"] == fault.request and request["seat"] == fault.seat and request["legal"] == fault.legal
+    # The text replay's fault block says the same: where, the request, what it wrote, the command.
+    text = referee("replay", record)
+    assert text.returncode == 0, text.stderr
+    block = text.stdout[text.stdout.index(f"Fault: seat {fault.seat} — {reason}: "):]
+    assert f"\n  at deal 1, request {fault.request} (legal: {fault.legal[0]} " in block
+    assert f"\n  it wrote ({fault.output_bytes} bytes): {fault.output}\n" in block
+    assert f"\n  the request: {shlex.join(argv)}\n" in block
 
 
 def test_invalid_json_shows_the_first_bytes_of_the_line(tmp_path):
