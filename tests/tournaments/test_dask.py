@@ -311,25 +311,32 @@ def toml_file(tmp_path: Path) -> Path:
     return path
 
 
-def test_dask_local_2_equals_a_local_run_and_resumes_after_ctrl_c(local_run, tmp_path):
-    local_out, _ = local_run
-    toml = toml_file(tmp_path)
-    out = tmp_path / "out"
-    args = ["run", toml, "--dask", "local:2", "--secret", SECRET.hex(), "--output", out, "-q"]
+def interrupted_run(args: list, ready) -> str:
+    """Run ``referee ARGS`` until ``ready()``, then Ctrl-C it (SIGINT to its group, as a
+    terminal sends); check it exits 130 and return its stderr."""
     proc = subprocess.Popen([sys.executable, "-m", "referee", *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 180
-        while count_lines(out / "results.jsonl") < 1:
+        while not ready():
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr and proc.stderr.read()
             time.sleep(0.01)
-        os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends to the foreground group
+        os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=90)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert proc.returncode == 130, err
+    return err
+
+
+def test_dask_local_2_equals_a_local_run_and_resumes_after_ctrl_c(local_run, tmp_path):
+    local_out, _ = local_run
+    toml = toml_file(tmp_path)
+    out = tmp_path / "out"
+    args = ["run", toml, "--dask", "local:2", "--secret", SECRET.hex(), "--output", out, "-q"]
+    err = interrupted_run(args, lambda: count_lines(out / "results.jsonl") >= 1)
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("referee: interrupted;"), err
     kept = count_lines(out / "results.jsonl")
     assert 1 <= kept < GAMES
@@ -451,20 +458,7 @@ def test_a_stopped_run_leaves_no_bot_process_on_the_workers(cluster, tmp_path):
     out = tmp_path / "out"
     args = ["run", "--game", "back-alley", "--entrant", f"a={sys.executable} {bot}", "--entrant",
             f"b={sys.executable} {bot}", "-n", "4", "--dask", cluster.address, "--output", out, "-q"]
-    proc = subprocess.Popen([sys.executable, "-m", "referee", *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 180
-        while count_lines(out / "results.jsonl") < 1 or not bot_processes(bot):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr and proc.stderr.read()
-            time.sleep(0.01)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=90)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 130, err
+    interrupted_run(args, lambda: count_lines(out / "results.jsonl") >= 1 and bool(bot_processes(bot)))
     assert 1 <= count_lines(out / "results.jsonl") < LONG_GAMES
     wait_until_none_left(bot)
     with cluster.client() as c:
