@@ -2,7 +2,7 @@
 """A bot that follows the events, for any of the three games, and plays the first legal action
 that is not a ``pass`` (so that deals get played).
 
-    referee play schmier --bot "python3 sample_bots/event_follower.py" --bot "python3 sample_bots/random_bot.py" \\
+    referee play schmier --bot ".venv/bin/python sample_bots/event_follower.py" --bot "python3 sample_bots/random_bot.py" \\
                          --bot "python3 sample_bots/random_bot.py"
 
 It knows no game: it keeps its own hand from the event vocabulary every game
@@ -21,7 +21,7 @@ the ``hand`` in each request's ``state``:
 If its hand ever differs from the request's, it says so on stderr and exits
 with status 3 (the referee records a crash with that stderr line).  At the end
 it writes one summary line to stderr.  Needs the project installed in that
-``python3`` for ``protocol.bot``.
+Python (``.venv/bin/python`` after the README's set-up) for ``protocol.bot``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A Back Alley bot with simple, readable rules — a starting point to improve.
 
-    referee play back-alley --bot "python3 sample_bots/heuristic/back_alley.py" \\
+    referee play back-alley --bot ".venv/bin/python sample_bots/heuristic/back_alley.py" \\
                             --bot "python3 sample_bots/random_bot.py"
 
-Needs the project installed in that ``python3`` (``pip install -e .``) for
+Needs the project installed in that Python (``pip install -e .``, as the README's set-up does in ``.venv``) for
 ``protocol.bot``; it does not use the referee's engine.  It decides from the
 ``state`` of each request alone (docs/games/back-alley.md), so it asks for no
 events.

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A Pegs and Jokers bot with simple, readable rules — a starting point to improve.
 
-    referee play pegs-and-jokers --bot "python3 sample_bots/heuristic/pegs_and_jokers.py" \\
+    referee play pegs-and-jokers --bot ".venv/bin/python sample_bots/heuristic/pegs_and_jokers.py" \\
                                  --bot "python3 sample_bots/random_bot.py"
 
-Needs the project installed in that ``python3`` (``pip install -e .``) for
+Needs the project installed in that Python (``pip install -e .``, as the README's set-up does in ``.venv``) for
 ``protocol.bot``; it does not use the referee's engine.  It decides from the
 ``state`` of each request alone (docs/games/pegs-and-jokers.md).
 

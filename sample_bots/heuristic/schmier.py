@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """A Schmier bot with simple, readable rules — a starting point to improve.
 
-    referee play schmier --bot "python3 sample_bots/heuristic/schmier.py" \\
+    referee play schmier --bot ".venv/bin/python sample_bots/heuristic/schmier.py" \\
                          --bot "python3 sample_bots/random_bot.py" \\
                          --bot "python3 sample_bots/random_bot.py"
 
-Needs the project installed in that ``python3`` (``pip install -e .``) for
+Needs the project installed in that Python (``pip install -e .``, as the README's set-up does in ``.venv``) for
 ``protocol.bot``; it does not use the referee's engine.  It decides from the
 ``state`` of each request alone (docs/games/schmier.md).
 
