@@ -39,20 +39,21 @@ def _fmt(x: float | None, spec: str = "+.0f") -> str:
     return "–" if x is None else format(x, spec)
 
 
-def _pct(iv: dict[str, Any]) -> str:
+def _interval(iv: dict[str, Any], spec: str) -> str:
+    """A value with its interval, ``v [lo, hi]`` (just ``v`` without one; ``–`` without a value)."""
     if iv.get("value") is None:
         return "–"
     if iv.get("lo") is None:
-        return f"{iv['value']:.0%}"
-    return f"{iv['value']:.0%} [{iv['lo']:.0%}, {iv['hi']:.0%}]"
+        return format(iv["value"], spec)
+    return f"{iv['value']:{spec}} [{iv['lo']:{spec}}, {iv['hi']:{spec}}]"
+
+
+def _pct(iv: dict[str, Any]) -> str:
+    return _interval(iv, ".0%")
 
 
 def _ci(iv: dict[str, Any]) -> str:
-    if iv.get("value") is None:
-        return "–"
-    if iv.get("lo") is None:
-        return f"{iv['value']:+.1f}"
-    return f"{iv['value']:+.1f} [{iv['lo']:+.1f}, {iv['hi']:+.1f}]"
+    return _interval(iv, "+.1f")
 
 
 def _elo(e: dict[str, Any]) -> str:

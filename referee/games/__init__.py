@@ -77,8 +77,18 @@ def get_game(name: str) -> GameSpec:
         raise InvalidOptions(f"unknown game {name!r} (known: {known})") from None
 
 
+def start_game(name: str, seed: int, options: Mapping) -> tuple[GameSpec, dict, GameState, list[Event]]:
+    """A recorded game at its start, as the runner began it: the game, its options
+    normalised, the first state and the events it dealt.  ``GameError`` for an
+    unknown game or options the game refuses."""
+    spec = get_game(name)
+    normalised = spec.normalize_options(dict(options))
+    state, events = spec.new_game(seed, normalised)
+    return spec, normalised, state, events
+
+
 __all__ = [
     "Action", "Event", "GAMES", "GameError", "GameSpec", "GameState",
     "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "ParsedAction", "get_game",
-    "team_of_seat",
+    "start_game", "team_of_seat",
 ]

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json, to_json
 
-from referee.games import GameError, Outcome, get_game
+from referee.games import GameError, Outcome, start_game
 from referee.match.record_bytes import RECORD_FORMAT, event_entry_bytes
 
 if TYPE_CHECKING:  # the typed path's models: the fast path imports them only when it falls back
@@ -55,9 +55,7 @@ def verify_record(rec: Record) -> Verification:
 
     header = rec.header
     try:
-        spec = get_game(header.game)
-        options = spec.normalize_options(header.options)
-        state, events = spec.new_game(header.seed, options)
+        spec, _, state, events = start_game(header.game, header.seed, header.options)
     except GameError as exc:
         return Verification(False, f"cannot rebuild the game: {exc}", 1)
     if header.rules_version != spec.rules_version:
@@ -241,11 +239,10 @@ def verify_fast(path: Path) -> tuple[dict[str, Any], Verification] | None:
     if header is None:
         return None
     try:
-        spec = get_game(header["game"])
-        if header.get("rules_version") != spec.rules_version:
-            return None
-        state, events = spec.new_game(header["seed"], spec.normalize_options(header["options"]))
+        spec, _, state, events = start_game(header["game"], header["seed"], header["options"])
     except GameError:
+        return None
+    if header.get("rules_version") != spec.rules_version:
         return None
     # Each engine event as the record line the runner writes for it (newline dropped).
     pending = deque(event_entry_bytes(to_json(e.data), e.to)[:-1] for e in events)

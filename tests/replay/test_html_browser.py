@@ -110,10 +110,14 @@ class Opened:
         self.index = self.page.evaluate(
             "JSON.parse(document.getElementById('page-data').textContent).frames.map(f => [f.kind, f.n])")
 
-    def step(self, i: int):
-        box = self.page.locator("#step-input")
-        box.fill(str(i))
+    def enter(self, selector: str, value: object):
+        """Type ``value`` into a number box and commit it, as a user does."""
+        box = self.page.locator(selector)
+        box.fill(str(value))
         box.dispatch_event("change")
+
+    def step(self, i: int):
+        self.enter("#step-input", i)
         assert self.attr("#step", "data-step") == str(i)
 
     def attr(self, selector, name):
@@ -317,13 +321,9 @@ def test_jump_to_deal_and_trick(pages, opened):
     rec, html = pages["back-alley"]
     steps, _ = engine_steps(rec)
     o = opened(html)
-    box = o.page.locator("#jump-deal")
-    box.fill("5")
-    box.dispatch_event("change")
+    o.enter("#jump-deal", 5)
     assert o.attr("#step", "data-deal") == "5"
-    box = o.page.locator("#jump-trick")
-    box.fill("3")
-    box.dispatch_event("change")
+    o.enter("#jump-trick", 3)
     i = int(o.attr("#step", "data-step"))
     before, decision, after = steps[o.index[i][1]]
     assert after[0]["deal"] == 5 and decision.decision == "play"
@@ -335,9 +335,7 @@ def test_pegs_jump_to_turn(pages, opened):
     rec, html = pages["pegs-and-jokers"]
     steps, _ = engine_steps(rec)
     o = opened(html)
-    box = o.page.locator("#jump-turn")
-    box.fill("40")
-    box.dispatch_event("change")
+    o.enter("#jump-turn", 40)
     assert o.attr("#step", "data-turn") == "40"
     assert before_turn(steps, int(o.attr("#step", "data-n"))) == 40
 

@@ -28,7 +28,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from referee.games import Event, GameError, GameState, get_game
+from referee.games import Event, GameError, GameState, start_game
 from referee.games.cards import RED_SUITS, SUIT_NAMES, SUIT_SYMBOLS, is_card, is_joker, rank, suit
 from referee.games.pegs_and_jokers.board import HOME_HOLES, SIDE, board_for
 from referee.games.pegs_and_jokers.notation import Play as PegsPlay
@@ -263,9 +263,7 @@ def build_replay(rec: Record) -> dict[str, JSON]:
     """The page data of a record: header, frames, score rows, card faces, board."""
     header = rec.header
     try:
-        spec = get_game(header.game)
-        options = spec.normalize_options(header.options)
-        state, _ = spec.new_game(header.seed, options)
+        spec, options, state, _ = start_game(header.game, header.seed, header.options)
     except GameError as exc:
         raise ReplayError(f"cannot rebuild the game: {exc}") from exc
     seats = spec.num_seats(options)
