@@ -470,7 +470,7 @@ class _Match:
         now = trio.lowlevel.current_clock().current_time  # trio.current_time() without its three layers
         took_total, took_count, took_max = self.took_total, self.took_count, self.took_max
         # Where each seat's limit_fault lives (its process): read on every decision, so without layers.
-        holders = [p.fault_holder() for p in procs]
+        holders = [(p.seat, p.fault_holder()) for p in procs]
         # One cancel scope for the whole game: creating a scope per round trip
         # costs Trio more than the rest of the referee's per-decision work, and so
         # does moving its deadline twice per decision.  So the deadline moves only
@@ -490,9 +490,9 @@ class _Match:
                     rid = self.decisions
                     allowed = times.allowed[seat]
                     observation = state.observe(seat)
-                    for holder in holders:  # the watchdog may have killed any bot, acting or not
+                    for holder_seat, holder in holders:  # the watchdog may have killed any bot, acting or not
                         if holder.limit_fault is not None:
-                            raise _SeatFault(procs[holders.index(holder)].seat, holder.limit_fault)
+                            raise _SeatFault(holder_seat, holder.limit_fault)
                     # Output since its last reply (or its end) stops the request: the conversation says.
                     if (early := p.receive_some_nowait()) is not None:
                         conv.receive_data(early)
