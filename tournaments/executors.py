@@ -67,6 +67,15 @@ class Executor(ABC):
         """Have ``job`` played; its reply.  The job's record and stderr files are
         where the job says, on this machine, once this returns."""
 
+    def fresh_for(self, seed: int, bots: Sequence[BotSpec]) -> bool:
+        """Whether a game of deal ``seed`` with ``bots``, submitted now, would go
+        where none of these bots has been given that deal.  A long-lived bot
+        process never plays a deal twice (it would remember the other
+        seating's cards), so a game sent where its bots played its deal needs
+        new processes: the runner lets a later game go first (``_dispatch``).
+        By default every game is fresh: the executor places games itself."""
+        return True
+
     async def play(
         self, game: str, options: dict | None, bots: Sequence[BotSpec], *, seed: int,
         record_path: Path | None = None, limits: Limits = Limits(), stderr_dir: Path | None = None,

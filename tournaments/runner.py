@@ -5,9 +5,10 @@ The output directory, what a resume trusts and the results file are in
 atomic and fsync'ed writes in ``tournaments.durable``.
 
 Games run as tasks of one nursery, gated by a ``trio.CapacityLimiter`` and
-started in game-id order; each task has its game played by a worker process
-pinned to a core with its bots (``tournaments.workers``: one worker per core,
-several games each when ``jobs`` exceeds the cores).
+started in game-id order (with one bounded exception, see ``_dispatch``);
+each task has its game played by a worker process pinned to a core with its
+bots (``tournaments.workers``: one worker per core, several games each when
+``jobs`` exceeds the cores).
 Results are written from a worker thread (``fsync`` may block for
 milliseconds; the event loop keeps serving the other games' bots meanwhile).
 A bot's fault is a result like any other; an exception from the match
@@ -109,12 +110,14 @@ async def run_tournament(
     if play is not None or not pending:
         return await _run(t, progress, play or run_match, done, pending, sprt)
     async with open_executor(t, len(pending)) as executor:  # local workers or a Dask cluster
-        return await _run(dataclasses.replace(t, jobs=executor.jobs), progress, executor.play, done, pending, sprt)
+        return await _run(dataclasses.replace(t, jobs=executor.jobs), progress, executor.play, done, pending, sprt,
+                          lambda game: executor.fresh_for(game.seed, t.bots(game)))
 
 
 async def _run(
     t: Tournament, progress: ProgressSink | None, play: PlayFn,
     done: dict[int, GameResult], pending: list[ScheduledGame], sprt: SprtRun | None = None,
+    fresh: Callable[[ScheduledGame], bool] = lambda game: True,
 ) -> TournamentRun:
     out = OutputDir(t.output)
     progress = progress or NoProgress()
@@ -201,7 +204,7 @@ async def _run(
     standings: Standings | None = None
     finished = False
     try:
-        await _dispatch(pending, limiter, play_one, should_stop)
+        await _dispatch(pending, limiter, play_one, should_stop, fresh)
         finished = not failure
     finally:
         writer.close()
@@ -231,19 +234,37 @@ async def _dispatch(
     limiter: trio.CapacityLimiter,
     play_one: Callable[[ScheduledGame, object, trio.CancelScope], Awaitable[None]],
     should_stop: Callable[[], bool] = lambda: False,
+    fresh: Callable[[ScheduledGame], bool] = lambda game: True,
 ) -> None:
     """Start the pending games in order, at most as many at once as ``limiter``
-    allows, until ``should_stop()`` says no more are needed (asked before each)."""
+    allows, until ``should_stop()`` says no more are needed (asked before each).
+
+    One exception to the order: when ``fresh(game)`` says the next game would
+    go where its bots have played its deal (a long-lived process never plays a
+    deal twice, so it would need new processes: seconds for a bot that loads a
+    model), the first fresh one of the next few starts first.  A game lets at
+    most ``limiter.total_tokens`` (the games in flight) go ahead of it, so
+    none starts more than that many places late."""
+    queue = list(pending)
+    passed: dict[int, int] = {}  # game id: how many later games started before it
+    most = max(1, int(limiter.total_tokens))
     try:
         async with trio.open_nursery() as nursery:
             # One loop hands out the places in game-id order (tasks waiting on
             # a limiter would be woken in Trio's deliberately shuffled order).
-            for game in pending:
+            while queue:
                 token = object()
                 await limiter.acquire_on_behalf_of(token)
                 if should_stop():
                     limiter.release_on_behalf_of(token)
                     break
+                window = queue[: most + 1]
+                due = next((i for i, g in enumerate(window) if passed.get(g.id, 0) >= most), None)
+                pick = due if due is not None else next((i for i, g in enumerate(window) if fresh(g)), 0)
+                for g in window[:pick]:
+                    passed[g.id] = passed.get(g.id, 0) + 1
+                game = queue.pop(pick)
+                passed.pop(game.id, None)
                 nursery.start_soon(play_one, game, token, nursery.cancel_scope)
     except BaseExceptionGroup as group:
         # Ctrl-C arrives wrapped by the nursery; the caller wants it plain.

@@ -39,7 +39,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +106,7 @@ class _Worker:
         self.core = core
         self.process = process
         self.waiting: dict[int, _Pending] = {}  # by job id
+        self.given: set[tuple[int, str]] = set()  # (deal seed, bot) of every job sent here
         self.failure: str | None = None
         self._send_lock = trio.Lock()  # games start concurrently; a stream takes one sender at a time
 
@@ -168,7 +169,9 @@ class _Worker:
 
 
 class WorkerPool(Executor):
-    """The local executor (``tournaments.executors``): jobs go to the least busy worker."""
+    """The local executor (``tournaments.executors``): jobs go to the least busy
+    worker; between equally busy ones, to one that has not played the job's deal
+    with the job's bots (its kept processes could not play it: ``fresh_for``)."""
 
     error = WorkerError
 
@@ -178,11 +181,26 @@ class WorkerPool(Executor):
         self.jobs = len(workers)
         self._next_id = 0
 
+    def _pick(self, given: set[tuple[int, str]]) -> _Worker:
+        """The least busy live worker, one that has not played this deal with these bots first."""
+        return min(self.workers, key=lambda w: (w.failure is not None, w.busy, not given.isdisjoint(w.given), w.index))
+
+    def fresh_for(self, seed: int, bots: Sequence[BotSpec]) -> bool:
+        given = _deal_keys(seed, [b.to_json() for b in bots])
+        return given.isdisjoint(self._pick(given).given)
+
     async def submit(self, job: Job) -> Reply:
-        worker = min(self.workers, key=lambda w: (w.failure is not None, w.busy, w.index))
+        given = _deal_keys(job["seed"], job["bots"])
+        worker = self._pick(given)
+        worker.given |= given
         self._next_id += 1
         reply = await worker.play(self._next_id, job)
         return {**reply, "worker": f"worker process {worker.process.pid}"}
+
+
+def _deal_keys(seed: int, bots: list[dict[str, Any]]) -> set[tuple[int, str]]:
+    """What a worker's kept processes learn from a game: its deal, for each bot (by its whole spec)."""
+    return {(seed, json.dumps(b, sort_keys=True)) for b in bots}
 
 
 def worker_command(core: int | None, log_level: str) -> list[str]:
