@@ -1,6 +1,6 @@
 """Long-lived bots (protocol version 2) against one process per game, same run.
 
-    python benchmarks/long_lived.py [--games-per-pairing 50] [--sleepy-games-per-pairing 10] [--skip-tables]
+    python benchmarks/long_lived.py [--games-per-pairing 50] [--sleepy-games-per-pairing 10] [--skip-random] [--skip-tables]
 
 Targets (issue 14):
 
@@ -198,6 +198,7 @@ def main() -> None:
     ap.add_argument("--sleepy-games-per-pairing", type=int, default=10)
     ap.add_argument("--table-rounds", type=int, default=2)
     ap.add_argument("--skip-tables", action="store_true")
+    ap.add_argument("--skip-random", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="long-lived-") as tmp:
         work = Path(tmp)
@@ -210,7 +211,8 @@ def main() -> None:
         print(f"load before: {load()}")
         subprocess.run([sys.executable, "-m", "compileall", "-q", "referee", "protocol", "tournaments"], cwd=ROOT,
                        check=True, stdout=subprocess.DEVNULL)
-        compare(work, random_bot, args.games_per_pairing, "1. random bot", 1.5)
+        if not args.skip_random:
+            compare(work, random_bot, args.games_per_pairing, "1. random bot", 1.5)
         base, live = compare(work, sleepy, args.sleepy_games_per_pairing, "2. 2 s start-up bot", 10)
         print(f"  what 10x takes: a long-lived game at most a tenth of a one-process-per-game one, "
               f"{base['game_s'] / 10:.3f} s per job (its 2 s start-up plus a game: {base['game_s']:.3f} s); "

@@ -39,7 +39,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,7 +106,7 @@ class _Worker:
         self.core = core
         self.process = process
         self.waiting: dict[int, _Pending] = {}  # by job id
-        self.given: set[tuple[int, str]] = set()  # (deal seed, bot) of every job sent here
+        self.given: set[tuple[int, str]] = set()  # (deal seed, bot name) of every job sent here
         self.failure: str | None = None
         self._send_lock = trio.Lock()  # games start concurrently; a stream takes one sender at a time
 
@@ -180,27 +180,42 @@ class WorkerPool(Executor):
         self.stop_s = stop_s
         self.jobs = len(workers)
         self._next_id = 0
+        self.kept: set[str] = set()  # bots (by name) whose processes the workers keep between games
+        self._freed = trio.Event()
 
-    def _pick(self, given: set[tuple[int, str]]) -> _Worker:
+    def _pick(self, keys: set[tuple[int, str]]) -> _Worker:
         """The least busy live worker, one that has not played this deal with these bots first."""
-        return min(self.workers, key=lambda w: (w.failure is not None, w.busy, not given.isdisjoint(w.given), w.index))
+        return min(self.workers, key=lambda w: (w.failure is not None, w.busy, not keys.isdisjoint(w.given), w.index))
+
+    def _keys(self, seed: int, names: Iterable[str]) -> set[tuple[int, str]]:
+        """What a worker's kept processes would have learnt from a game: its deal, for
+        each of its bots that a worker has kept a process of (a long-lived bot)."""
+        return {(seed, name) for name in names if name in self.kept}
 
     def fresh_for(self, seed: int, bots: Sequence[BotSpec]) -> bool:
-        given = _deal_keys(seed, [b.to_json() for b in bots])
-        return given.isdisjoint(self._pick(given).given)
+        keys = self._keys(seed, (b.name for b in bots))
+        return keys.isdisjoint(self._pick(keys).given)
 
     async def submit(self, job: Job) -> Reply:
-        given = _deal_keys(job["seed"], job["bots"])
-        worker = self._pick(given)
-        worker.given |= given
+        names = {b["name"] for b in job["bots"]}
+        while True:
+            keys = self._keys(job["seed"], names)
+            worker = self._pick(keys)
+            # A worker whose kept processes played this deal would start new ones (seconds, for
+            # a bot that loads a model): wait for a worker that has not, while one is alive.
+            if keys.isdisjoint(worker.given) or not any(
+                    w.failure is None and keys.isdisjoint(w.given) for w in self.workers):
+                break
+            await self._freed.wait()
+        worker.given |= {(job["seed"], name) for name in names}
         self._next_id += 1
-        reply = await worker.play(self._next_id, job)
+        try:
+            reply = await worker.play(self._next_id, job)
+        finally:
+            self._freed.set()  # a worker has room again: jobs waiting for one look again
+            self._freed = trio.Event()
+        self.kept.update(reply.get("kept", ()))
         return {**reply, "worker": f"worker process {worker.process.pid}"}
-
-
-def _deal_keys(seed: int, bots: list[dict[str, Any]]) -> set[tuple[int, str]]:
-    """What a worker's kept processes learn from a game: its deal, for each bot (by its whole spec)."""
-    return {(seed, json.dumps(b, sort_keys=True)) for b in bots}
 
 
 def worker_command(core: int | None, log_level: str) -> list[str]:
@@ -263,7 +278,8 @@ async def _play_job(job: dict[str, Any], pool: ProcessPool | None = None) -> dic
         saved = save_traceback(exc)
         where = f" (worker traceback in {saved})" if saved is not None else ""
         return {"id": job["id"], "error": f"{type(exc).__name__}: {exc}{where}"}
-    return {"id": job["id"], "result": result.to_json()}
+    kept = sorted(pool.kept_names & {b["name"] for b in job["bots"]}) if pool is not None else []
+    return {"id": job["id"], "result": result.to_json(), "kept": kept}
 
 
 async def serve() -> None:

@@ -372,6 +372,7 @@ class ProcessPool:
         # seat or game to game (``{seed}``, ``{seat}``, ``{game}`` in a tournament), so none recurs.
         self._keys: dict[str, set[Any]] = {}
         self.started = 0  # processes started, for tests and benchmarks
+        self.kept_names: set[str] = set()  # bots (by name) a process of which was kept after a game
         self._leased = 0  # seats being played now
         self._peak = 0  # the most seats played at once: as many idle processes may be needed again
 
@@ -473,6 +474,7 @@ class ProcessPool:
             if live.host.lanes:
                 return
             if live.may_play_more and lease.kept:
+                self.kept_names.add(lease.name)
                 return  # no table now: kept for the next games (needed again when as many run at once)
             lease.kept = False
             self._hosts.remove(live)
@@ -481,6 +483,7 @@ class ProcessPool:
         recurs = len(self._keys.get(lease.name, ())) == 1
         if keep and self.reuse and recurs and live.may_play_more and live.proc.alive:
             lease.kept = True
+            self.kept_names.add(lease.name)
             self._idle.append(live)
             if len(self._idle) > max(self.max_idle, 2 * self._peak):
                 self.nursery.start_soon(self._close, self._idle.pop(0))

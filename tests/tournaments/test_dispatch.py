@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from referee.match.types import BotSpec
 from tournaments.runner import _dispatch
 from tournaments.schedule import ScheduledGame
-from tournaments.workers import WorkerPool, _deal_keys, _Worker
+from tournaments.workers import WorkerError, WorkerPool, _Worker
 
 A, B = BotSpec("a", ("a",)), BotSpec("b", ("b",))
 
@@ -65,56 +65,121 @@ def test_every_game_starts_once_and_at_most_jobs_places_late(jobs, stale):
 
 
 class ScriptedWorker(_Worker):
-    """A worker whose games take scripted times; it notes the deals it was sent again."""
+    """A worker whose games take scripted times and whose bots say they play many
+    games (the reply names them as kept); it notes each deal it is sent again."""
 
-    def __init__(self, index: int, durations: list[float]) -> None:
+    def __init__(self, index: int, durations: list[float], kept: tuple[str, ...] = ("a", "b")) -> None:
         super().__init__(index, None, SimpleNamespace(pid=100 + index))  # type: ignore[arg-type]
         self.durations = durations
-        self.repeats = 0
+        self.kept = list(kept)
+        self.seeds: set[int] = set()
+        self.repeats: list[int] = []  # seeds of the deals it was sent a second time
+        self.on_start = lambda: None
 
     async def play(self, job_id, job):
+        if self.failure is not None:
+            raise WorkerError(self.failure)
+        if job["seed"] in self.seeds:
+            self.repeats.append(job["seed"])
+        self.seeds.add(job["seed"])
+        self.on_start()
         self.waiting[job_id] = None  # busy until the game ends
         try:
             await trio.sleep(self.durations.pop(0) if self.durations else 1.0)
         finally:
             del self.waiting[job_id]
-        return {"id": job_id, "result": {}}
+        if self.failure is not None:
+            raise WorkerError(self.failure)
+        return {"id": job_id, "result": {}, "kept": self.kept}
 
 
-async def play_on(workers: list[ScriptedWorker], games: list[ScheduledGame], use_fresh: bool) -> list[int]:
-    """Dispatch ``games`` to ``workers`` as ``referee run`` does; the games sent where their deal had been."""
+def job(game: ScheduledGame) -> dict:
+    return {"seed": game.seed, "bots": [b.to_json() for b in (A, B, A, B)]}
+
+
+async def play_on(workers: list[ScriptedWorker], games: list[ScheduledGame], use_fresh: bool) -> tuple[int, dict]:
+    """Dispatch ``games`` to ``workers`` as ``referee run`` does: the deals sent
+    where they had been played, and how long each game that waited for a worker waited."""
     pool = WorkerPool(workers, stop_s=1.0)
     limiter = trio.CapacityLimiter(len(workers))
-    repeats: list[int] = []
+    waited: dict[int, float] = {}
 
     async def play_one(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
-        bots = [b.to_json() for b in ((A, B, A, B) if game.arrangement == 0 else (B, A, B, A))]
-        if not pool.fresh_for(game.seed, [A, B]):
-            repeats.append(game.id)
-        await pool.submit({"seed": game.seed, "bots": bots})
+        started = trio.current_time()
+        for w in workers:
+            w.on_start = lambda: waited.__setitem__(game.id, trio.current_time() - started)
+        await pool.submit(job(game))
         limiter.release_on_behalf_of(token)
 
     fresh = (lambda game: pool.fresh_for(game.seed, [A, B])) if use_fresh else (lambda game: True)
     await _dispatch(games, limiter, play_one, fresh=fresh)
-    return repeats
+    return sum(len(w.repeats) for w in workers), {g: t for g, t in waited.items() if t}
 
 
-async def test_a_fast_worker_is_given_a_new_deal_not_the_other_seating_of_its_last_one(autojump_clock):
+def uneven() -> list[ScriptedWorker]:
     # Worker 0 finishes every game half a game before worker 1: in game-id order it
-    # gets both seatings of deal 1 (its kept bots could not play the second: new processes).
-    def workers():
-        return [ScriptedWorker(0, [1.0] * 20), ScriptedWorker(1, [2.5] + [1.0] * 20)]
+    # is free when the other seating of its last deal is next.
+    return [ScriptedWorker(0, [1.0] * 20), ScriptedWorker(1, [2.5] + [1.0] * 20)]
 
+
+async def test_a_deal_never_goes_back_to_a_worker_that_kept_its_bots_and_the_free_worker_takes_a_new_deal(
+        autojump_clock):
     games = duplicate_games(8)
-    assert 3 in await play_on(workers(), games, use_fresh=False)
-    # Only the very last game, which no other game could go before, still goes to worker 0.
-    assert await play_on(workers(), games, use_fresh=True) == [15]
+    repeats, waited = await play_on(uneven(), games, use_fresh=False)
+    assert repeats == 0 and waited == {3: 0.5}  # deal 1's second seating waited for worker 1
+    repeats, waited = await play_on(uneven(), games, use_fresh=True)
+    assert repeats == 0 and waited == {15: 0.5}  # worker 0 took deal 2 instead; only the last game waits
+
+
+async def test_bots_no_worker_keeps_are_dispatched_in_order_and_never_wait(autojump_clock):
+    workers = [ScriptedWorker(0, [1.0] * 20, kept=()), ScriptedWorker(1, [2.5] + [1.0] * 20, kept=())]
+    repeats, waited = await play_on(workers, duplicate_games(8), use_fresh=True)
+    assert repeats >= 1 and waited == {}  # a process per game: a repeated deal costs nothing, waiting would
+
+
+async def test_when_every_worker_has_played_the_deal_the_game_goes_at_once(autojump_clock):
+    workers = [ScriptedWorker(0, []), ScriptedWorker(1, [])]
+    pool = WorkerPool(workers, stop_s=1.0)
+    game = duplicate_games(1)[0]
+    await pool.submit(job(game))  # worker 0: now the workers know a and b are kept
+    await pool.submit(job(game))  # worker 0 again (both idle, it has played it: worker 1 goes first)
+    await pool.submit(job(game))
+    assert [len(w.seeds) for w in workers] == [1, 1] and sum(len(w.repeats) for w in workers) == 1
+
+
+async def test_a_game_waiting_for_a_worker_that_dies_goes_to_another(autojump_clock):
+    w0, w1 = ScriptedWorker(0, [1.0]), ScriptedWorker(1, [5.0])
+    pool = WorkerPool([w0, w1], stop_s=1.0)
+    pool.kept = {"a", "b"}
+    first, second = duplicate_games(1)
+    w0.given = {(first.seed, "a"), (first.seed, "b")}  # worker 0 played the deal
+    failed = []
+
+    async def doomed() -> None:
+        try:
+            await pool.submit(job(duplicate_games(2)[2]))
+        except WorkerError as exc:
+            failed.append(str(exc))
+
+    async with trio.open_nursery() as nursery:
+        w0.waiting[99] = None  # busy for a moment: the next job goes to worker 1
+        nursery.start_soon(doomed)
+        await trio.sleep(0.1)
+        del w0.waiting[99]
+        nursery.start_soon(pool.submit, job(second))  # waits: only worker 1 has not played the deal
+        await trio.sleep(1)
+        assert w0.seeds == set() and w1.seeds == {1001}
+        w1.failure = "worker process 101 was killed"  # its game fails when it ends
+    assert failed == ["worker process 101 was killed"]
+    assert w0.seeds == {second.seed} and trio.current_time() == 6.0  # to worker 0 at 5 s, when 1 failed
 
 
 def test_fresh_for_looks_at_the_worker_the_job_would_go_to():
     w0, w1 = ScriptedWorker(0, []), ScriptedWorker(1, [])
     pool = WorkerPool([w0, w1], stop_s=1.0)
-    w0.given = _deal_keys(7, [A.to_json()])
+    w0.given = {(7, "a")}
+    assert pool.fresh_for(7, [A])  # no bot is known to be kept yet: every game is fresh
+    pool.kept = {"a", "b"}
     assert pool.fresh_for(7, [A])  # w1 is as idle as w0 and has not played deal 7
     assert pool.fresh_for(8, [A]) and pool.fresh_for(7, [B])  # another deal; another bot
     w1.waiting[1] = None  # w1 busy: the job would go to w0, which played deal 7 with bot a

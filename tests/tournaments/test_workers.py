@@ -5,6 +5,7 @@ and every process gone on every path (finish, cancellation, a dead worker)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -141,3 +142,33 @@ async def test_cancelling_the_tournament_stops_workers_mid_game_and_their_bots(t
     records = list((tmp_path / "out" / "records").glob("*.jsonl"))
     assert records, "games were running when the run was cancelled"
     assert not (tmp_path / "out" / "results.jsonl").read_bytes()  # no game finished, none claimed
+
+
+REMEMBERING = ROOT / "tests" / "fixtures" / "remembering_bot.py"
+
+
+async def test_workers_say_which_bots_they_keep_and_only_processes_that_play_many_games_count(tmp_path):
+    same = [BotSpec("r", (sys.executable, str(RANDOM_BOT), "7"))] * 4  # "games": "many", one command
+    async with open_worker_pool(1, limits=FAST) as pool:
+        await pool.play("back-alley", {}, bots(), seed=1, limits=FAST)  # a command per seat: none recurs
+        assert pool.kept == set()
+        await pool.play("back-alley", {}, same, seed=2, limits=FAST)
+        assert pool.kept == {"r"}
+
+
+async def test_long_lived_bots_need_one_set_of_processes_per_worker_for_duplicate_deals(tmp_path):
+    """Both seatings of every deal go to different workers (the dispatch lets a later
+    game go first, or the seating waits for the other worker): with two workers, or
+    one that plays both seatings at once, 8 processes play 12 games."""
+    # Entrant a thinks for a while on every ace it is dealt: each deal's two seatings take
+    # different times, so in game-id order a worker is often free for the other seating of its deal.
+    entrants = [{"name": "a", "command": [sys.executable, str(REMEMBERING), "--slow-on", "A:0.1"]},
+                {"name": "b", "command": [sys.executable, str(REMEMBERING)]}]
+    t = tournament(tmp_path / "out", games_per_pairing=6, entrants=entrants,
+                   limits={"handshake_s": 30.0, "decision_s": 10.0})
+    run = await run_tournament(t.with_secret(SECRET))
+    assert run.played == 12 and all(r.fault is None for r in run.results.values())
+    stderr = "".join(p.read_text() for p in (tmp_path / "out").rglob("*.log"))
+    assert "SEEN TWICE" not in stderr
+    processes = set(re.findall(r"hello pid=(\w+)", stderr))
+    assert len(processes) == 8  # two entrants, two seats each, two sets (one per worker or per seating)
