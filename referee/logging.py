@@ -28,7 +28,9 @@ def configure_logging(level: str = "warning", stream: TextIO | None = None) -> N
             structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"], sort_keys=True),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level, logging.WARNING)),
-        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        # One write per line (WriteLogger), not print's two: with PYTHONUNBUFFERED the text and
+        # its newline would be two system calls, and lines of workers sharing stderr could merge.
+        logger_factory=structlog.WriteLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
     )
 
