@@ -98,9 +98,9 @@ def run(
     started = finished = 0
 
     def send(msg: dict[str, Any], table: Any) -> None:
-        if tagged:
-            msg["table"] = table
-        out.write(json.dumps(msg) + "\n")
+        if tagged:  # the table right after the type: the form the referee routes without decoding the line
+            msg = {"type": msg.pop("type"), "table": table, **msg}
+        out.write(json.dumps(msg, separators=(",", ":")) + "\n")
         out.flush()
 
     def hook(fn: Callable[..., None] | None, arg: dict[str, Any], table: Any) -> None:

@@ -89,6 +89,17 @@ def test_a_multi_table_bot_tags_every_line_and_keeps_each_tables_hello_apart():
     assert seen == [(5, 3), (0, 0)] and overs == [0]
 
 
+def test_a_multi_table_bots_actions_take_the_referees_fast_route():
+    """The referee routes ``{"type":"action","table":N,...`` by its prefix, without decoding it."""
+    from referee.match.pool import _TAGGED_ACTION
+
+    out = io.StringIO()
+    lines = [{**HELLO, "table": 4}, {**REQUEST, "table": 4, "id": 2}]
+    run(lambda r: r.legal[0], stdin=io.StringIO("".join(json.dumps(m) + "\n" for m in lines)), stdout=out, tables=8)
+    action = out.getvalue().splitlines()[1].encode()
+    assert (m := _TAGGED_ACTION.match(action)) is not None and m[1] == b"4"
+
+
 def test_an_illegal_answer_is_sent_as_given_with_a_warning_on_stderr(capsys):
     _, sent = play(lambda r: "7", HELLO, REQUEST, GAME_OVER, name="oops")
     assert sent[1]["action"] == "7"
