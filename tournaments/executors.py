@@ -76,6 +76,11 @@ class Executor(ABC):
         By default every game is fresh: the executor places games itself."""
         return True
 
+    async def wait_fresh(self, seed: int, bots: Sequence[BotSpec]) -> None:
+        """Return once ``fresh_for(seed, bots)``, or once no worker could make it so
+        (every live one has played the deal).  By default at once."""
+        return None
+
     async def play(
         self, game: str, options: dict | None, bots: Sequence[BotSpec], *, seed: int,
         record_path: Path | None = None, limits: Limits = Limits(), stderr_dir: Path | None = None,

@@ -111,13 +111,15 @@ async def run_tournament(
         return await _run(t, progress, play or run_match, done, pending, sprt)
     async with open_executor(t, len(pending)) as executor:  # local workers or a Dask cluster
         return await _run(dataclasses.replace(t, jobs=executor.jobs), progress, executor.play, done, pending, sprt,
-                          lambda game: executor.fresh_for(game.seed, t.bots(game)))
+                          lambda game: executor.fresh_for(game.seed, t.bots(game)),
+                          lambda game: executor.wait_fresh(game.seed, t.bots(game)))
 
 
 async def _run(
     t: Tournament, progress: ProgressSink | None, play: PlayFn,
     done: dict[int, GameResult], pending: list[ScheduledGame], sprt: SprtRun | None = None,
     fresh: Callable[[ScheduledGame], bool] = lambda game: True,
+    wait_fresh: Callable[[ScheduledGame], Awaitable[None]] | None = None,
 ) -> TournamentRun:
     out = OutputDir(t.output)
     progress = progress or NoProgress()
@@ -204,7 +206,7 @@ async def _run(
     standings: Standings | None = None
     finished = False
     try:
-        await _dispatch(pending, limiter, play_one, should_stop, fresh)
+        await _dispatch(pending, limiter, play_one, should_stop, fresh, wait_fresh)
         finished = not failure
     finally:
         writer.close()
@@ -235,6 +237,7 @@ async def _dispatch(
     play_one: Callable[[ScheduledGame, object, trio.CancelScope], Awaitable[None]],
     should_stop: Callable[[], bool] = lambda: False,
     fresh: Callable[[ScheduledGame], bool] = lambda game: True,
+    wait_fresh: Callable[[ScheduledGame], Awaitable[None]] | None = None,
 ) -> None:
     """Start the pending games in order, at most as many at once as ``limiter``
     allows, until ``should_stop()`` says no more are needed (asked before each).
@@ -244,7 +247,11 @@ async def _dispatch(
     deal twice, so it would need new processes: seconds for a bot that loads a
     model), the first fresh one of the next few starts first.  A game lets at
     most ``limiter.total_tokens`` (the games in flight) go ahead of it, so
-    none starts more than that many places late."""
+    none starts more than that many places late; one that has waited so long
+    starts at once (the workers are uneven: new processes, once, are cheaper
+    than waiting on the slow one every deal).  When none of the next few is
+    fresh (the run's last games), the next one waits, with ``wait_fresh``, for a
+    worker that has not played its deal (at most the rest of one game)."""
     queue = list(pending)
     passed: dict[int, int] = {}  # game id: how many later games started before it
     most = max(1, int(limiter.total_tokens))
@@ -265,6 +272,8 @@ async def _dispatch(
                     passed[g.id] = passed.get(g.id, 0) + 1
                 game = queue.pop(pick)
                 passed.pop(game.id, None)
+                if due is None and wait_fresh is not None and not fresh(game):
+                    await wait_fresh(game)
                 nursery.start_soon(play_one, game, token, nursery.cancel_scope)
     except BaseExceptionGroup as group:
         # Ctrl-C arrives wrapped by the nursery; the caller wants it plain.

@@ -39,6 +39,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -106,7 +107,12 @@ class _Worker:
         self.core = core
         self.process = process
         self.waiting: dict[int, _Pending] = {}  # by job id
-        self.given: set[tuple[int, str]] = set()  # (deal seed, bot name) of every job sent here
+        # For long-lived bots: how many games of each (deal seed, bot name) were sent here, and
+        # how many sets of a bot's processes it must hold (the most games of one deal, or at
+        # once): a game whose deal every set has played would need new processes.
+        self.given: Counter[tuple[int, str]] = Counter()
+        self.sets: Counter[str] = Counter()
+        self.playing: Counter[str] = Counter()  # games in flight, by bot name
         self.failure: str | None = None
         self._send_lock = trio.Lock()  # games start concurrently; a stream takes one sender at a time
 
@@ -170,8 +176,8 @@ class _Worker:
 
 class WorkerPool(Executor):
     """The local executor (``tournaments.executors``): jobs go to the least busy
-    worker; between equally busy ones, to one that has not played the job's deal
-    with the job's bots (its kept processes could not play it: ``fresh_for``)."""
+    worker; between equally busy ones, to one whose kept processes of the job's
+    long-lived bots have not all played the job's deal (``fresh_for``)."""
 
     error = WorkerError
 
@@ -183,36 +189,40 @@ class WorkerPool(Executor):
         self.kept: set[str] = set()  # bots (by name) whose processes the workers keep between games
         self._freed = trio.Event()
 
-    def _pick(self, keys: set[tuple[int, str]]) -> _Worker:
-        """The least busy live worker, one that has not played this deal with these bots first."""
-        return min(self.workers, key=lambda w: (w.failure is not None, w.busy, not keys.isdisjoint(w.given), w.index))
+    def _fresh_on(self, w: _Worker, seed: int, names: Iterable[str]) -> bool:
+        """Whether ``w`` holds, for each long-lived bot of the game, a set of processes
+        that has not played this deal (as far as the games sent to it tell)."""
+        return all(w.given[seed, n] < max(1, w.sets[n]) for n in names if n in self.kept)
 
-    def _keys(self, seed: int, names: Iterable[str]) -> set[tuple[int, str]]:
-        """What a worker's kept processes would have learnt from a game: its deal, for
-        each of its bots that a worker has kept a process of (a long-lived bot)."""
-        return {(seed, name) for name in names if name in self.kept}
+    def _pick(self, seed: int, names: Iterable[str]) -> _Worker:
+        """The least busy live worker; between equally busy ones, one fresh for the game."""
+        names = tuple(names)
+        return min(self.workers, key=lambda w: (w.failure is not None, w.busy,
+                                                not self._fresh_on(w, seed, names), w.index))
 
     def fresh_for(self, seed: int, bots: Sequence[BotSpec]) -> bool:
-        keys = self._keys(seed, (b.name for b in bots))
-        return keys.isdisjoint(self._pick(keys).given)
+        names = {b.name for b in bots}
+        return self._fresh_on(self._pick(seed, names), seed, names)
+
+    async def wait_fresh(self, seed: int, bots: Sequence[BotSpec]) -> None:
+        names = {b.name for b in bots}
+        while not self.fresh_for(seed, bots) and any(
+                w.failure is None and self._fresh_on(w, seed, names) for w in self.workers):
+            await self._freed.wait()
 
     async def submit(self, job: Job) -> Reply:
-        names = {b["name"] for b in job["bots"]}
-        while True:
-            keys = self._keys(job["seed"], names)
-            worker = self._pick(keys)
-            # A worker whose kept processes played this deal would start new ones (seconds, for
-            # a bot that loads a model): wait for a worker that has not, while one is alive.
-            if keys.isdisjoint(worker.given) or not any(
-                    w.failure is None and keys.isdisjoint(w.given) for w in self.workers):
-                break
-            await self._freed.wait()
-        worker.given |= {(job["seed"], name) for name in names}
+        seed, names = job["seed"], {b["name"] for b in job["bots"]}
+        worker = self._pick(seed, names)
+        for name in names:
+            worker.given[seed, name] += 1
+            worker.playing[name] += 1
+            worker.sets[name] = max(worker.sets[name], worker.given[seed, name], worker.playing[name])
         self._next_id += 1
         try:
             reply = await worker.play(self._next_id, job)
         finally:
-            self._freed.set()  # a worker has room again: jobs waiting for one look again
+            worker.playing.subtract(names)
+            self._freed.set()  # a worker has room again: a game waiting for one looks again
             self._freed = trio.Event()
         self.kept.update(reply.get("kept", ()))
         return {**reply, "worker": f"worker process {worker.process.pid}"}

@@ -66,54 +66,56 @@ def test_every_game_starts_once_and_at_most_jobs_places_late(jobs, stale):
 
 class ScriptedWorker(_Worker):
     """A worker whose games take scripted times and whose bots say they play many
-    games (the reply names them as kept); it notes each deal it is sent again."""
+    games (the reply names them as kept); it notes when it started each game."""
 
     def __init__(self, index: int, durations: list[float], kept: tuple[str, ...] = ("a", "b")) -> None:
         super().__init__(index, None, SimpleNamespace(pid=100 + index))  # type: ignore[arg-type]
         self.durations = durations
         self.kept = list(kept)
-        self.seeds: set[int] = set()
-        self.repeats: list[int] = []  # seeds of the deals it was sent a second time
-        self.on_start = lambda: None
+        self.played: list[tuple[int, float]] = []  # (deal seed, start time)
+
+    @property
+    def repeats(self) -> list[int]:
+        """Seeds of the deals it was sent a second time."""
+        seeds = [seed for seed, _ in self.played]
+        return [seed for i, seed in enumerate(seeds) if seed in seeds[:i]]
 
     async def play(self, job_id, job):
         if self.failure is not None:
             raise WorkerError(self.failure)
-        if job["seed"] in self.seeds:
-            self.repeats.append(job["seed"])
-        self.seeds.add(job["seed"])
-        self.on_start()
+        self.played.append((job["seed"], trio.current_time()))
         self.waiting[job_id] = None  # busy until the game ends
         try:
-            await trio.sleep(self.durations.pop(0) if self.durations else 1.0)
+            await trio.sleep(self.durations.pop(0) if self.durations else self.durations_after)
         finally:
             del self.waiting[job_id]
         if self.failure is not None:
             raise WorkerError(self.failure)
         return {"id": job_id, "result": {}, "kept": self.kept}
 
+    durations_after = 1.0
+
 
 def job(game: ScheduledGame) -> dict:
     return {"seed": game.seed, "bots": [b.to_json() for b in (A, B, A, B)]}
 
 
-async def play_on(workers: list[ScriptedWorker], games: list[ScheduledGame], use_fresh: bool) -> tuple[int, dict]:
-    """Dispatch ``games`` to ``workers`` as ``referee run`` does: the deals sent
-    where they had been played, and how long each game that waited for a worker waited."""
+async def play_on(workers: list[ScriptedWorker], games: list[ScheduledGame], use_fresh: bool) -> float:
+    """Dispatch ``games`` to ``workers`` as ``referee run`` does; when the last one ended."""
     pool = WorkerPool(workers, stop_s=1.0)
     limiter = trio.CapacityLimiter(len(workers))
-    waited: dict[int, float] = {}
+    start = trio.current_time()
 
     async def play_one(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
-        started = trio.current_time()
-        for w in workers:
-            w.on_start = lambda: waited.__setitem__(game.id, trio.current_time() - started)
         await pool.submit(job(game))
         limiter.release_on_behalf_of(token)
 
-    fresh = (lambda game: pool.fresh_for(game.seed, [A, B])) if use_fresh else (lambda game: True)
-    await _dispatch(games, limiter, play_one, fresh=fresh)
-    return sum(len(w.repeats) for w in workers), {g: t for g, t in waited.items() if t}
+    if use_fresh:
+        await _dispatch(games, limiter, play_one, fresh=lambda game: pool.fresh_for(game.seed, [A, B]),
+                        wait_fresh=lambda game: pool.wait_fresh(game.seed, [A, B]))
+    else:
+        await _dispatch(games, limiter, play_one)
+    return trio.current_time() - start
 
 
 def uneven() -> list[ScriptedWorker]:
@@ -125,34 +127,39 @@ def uneven() -> list[ScriptedWorker]:
 async def test_a_deal_never_goes_back_to_a_worker_that_kept_its_bots_and_the_free_worker_takes_a_new_deal(
         autojump_clock):
     games = duplicate_games(8)
-    repeats, waited = await play_on(uneven(), games, use_fresh=False)
-    assert repeats == 0 and waited == {3: 0.5}  # deal 1's second seating waited for worker 1
-    repeats, waited = await play_on(uneven(), games, use_fresh=True)
-    assert repeats == 0 and waited == {15: 0.5}  # worker 0 took deal 2 instead; only the last game waits
+    workers = uneven()
+    await play_on(workers, games, use_fresh=False)
+    assert workers[0].repeats == [1001]  # in game-id order, deal 1's second seating went back to worker 0
+    workers, t0 = uneven(), trio.current_time()
+    ended = await play_on(workers, games, use_fresh=True)
+    assert workers[0].repeats == workers[1].repeats == []  # worker 0 took deal 2 instead, and so on
+    # The last game had nothing to let go first: it waited half a game for worker 1.
+    assert workers[1].played[-1] == (1007, t0 + 8.5) and ended == 9.5
+
+
+async def test_when_one_worker_is_much_slower_the_fast_one_starts_new_processes_once_and_goes_on(autojump_clock):
+    fast, slow = ScriptedWorker(0, []), ScriptedWorker(1, [])
+    slow.durations_after = 3.0
+    ended = await play_on([fast, slow], duplicate_games(10), use_fresh=True)
+    assert len(fast.repeats) >= 1 and slow.repeats == []  # it took both seatings of a deal, then more
+    assert len(fast.played) > 2 * len(slow.played)
+    assert ended < 10 * 3.0  # not one seating of every deal each: that would take the slow one 30 s
 
 
 async def test_bots_no_worker_keeps_are_dispatched_in_order_and_never_wait(autojump_clock):
     workers = [ScriptedWorker(0, [1.0] * 20, kept=()), ScriptedWorker(1, [2.5] + [1.0] * 20, kept=())]
-    repeats, waited = await play_on(workers, duplicate_games(8), use_fresh=True)
-    assert repeats >= 1 and waited == {}  # a process per game: a repeated deal costs nothing, waiting would
+    ended = await play_on(workers, duplicate_games(8), use_fresh=True)
+    assert workers[0].repeats and ended == 9.0  # a process per game: a repeated deal costs nothing
+    starts = sorted((t, seed) for w in workers for seed, t in w.played)
+    assert [seed for _, seed in starts] == [g.seed for g in duplicate_games(8)]  # in game-id order
 
 
-async def test_when_every_worker_has_played_the_deal_the_game_goes_at_once(autojump_clock):
-    workers = [ScriptedWorker(0, []), ScriptedWorker(1, [])]
-    pool = WorkerPool(workers, stop_s=1.0)
-    game = duplicate_games(1)[0]
-    await pool.submit(job(game))  # worker 0: now the workers know a and b are kept
-    await pool.submit(job(game))  # worker 0 again (both idle, it has played it: worker 1 goes first)
-    await pool.submit(job(game))
-    assert [len(w.seeds) for w in workers] == [1, 1] and sum(len(w.repeats) for w in workers) == 1
-
-
-async def test_a_game_waiting_for_a_worker_that_dies_goes_to_another(autojump_clock):
+async def test_waiting_for_a_fresh_worker_ends_when_it_dies(autojump_clock):
     w0, w1 = ScriptedWorker(0, [1.0]), ScriptedWorker(1, [5.0])
     pool = WorkerPool([w0, w1], stop_s=1.0)
     pool.kept = {"a", "b"}
-    first, second = duplicate_games(1)
-    w0.given = {(first.seed, "a"), (first.seed, "b")}  # worker 0 played the deal
+    first = duplicate_games(1)[0]
+    w0.given.update({(first.seed, "a"): 1, (first.seed, "b"): 1})  # worker 0 played the deal
     failed = []
 
     async def doomed() -> None:
@@ -166,18 +173,24 @@ async def test_a_game_waiting_for_a_worker_that_dies_goes_to_another(autojump_cl
         nursery.start_soon(doomed)
         await trio.sleep(0.1)
         del w0.waiting[99]
-        nursery.start_soon(pool.submit, job(second))  # waits: only worker 1 has not played the deal
+        assert not pool.fresh_for(first.seed, [A, B])
+        waited: list[float] = []
+
+        async def wait() -> None:
+            await pool.wait_fresh(first.seed, [A, B])  # only worker 1 has not played the deal
+            waited.append(trio.current_time())
+
+        nursery.start_soon(wait)
         await trio.sleep(1)
-        assert w0.seeds == set() and w1.seeds == {1001}
-        w1.failure = "worker process 101 was killed"  # its game fails when it ends
-    assert failed == ["worker process 101 was killed"]
-    assert w0.seeds == {second.seed} and trio.current_time() == 6.0  # to worker 0 at 5 s, when 1 failed
+        assert waited == []
+        w1.failure = "worker process 101 was killed"  # its game fails when it ends, at 5 s
+    assert failed == ["worker process 101 was killed"] and waited == [5.0]
 
 
-def test_fresh_for_looks_at_the_worker_the_job_would_go_to():
+def test_fresh_for_looks_at_the_worker_the_job_would_go_to_and_what_it_holds():
     w0, w1 = ScriptedWorker(0, []), ScriptedWorker(1, [])
     pool = WorkerPool([w0, w1], stop_s=1.0)
-    w0.given = {(7, "a")}
+    w0.given[7, "a"] = 1
     assert pool.fresh_for(7, [A])  # no bot is known to be kept yet: every game is fresh
     pool.kept = {"a", "b"}
     assert pool.fresh_for(7, [A])  # w1 is as idle as w0 and has not played deal 7
@@ -185,3 +198,5 @@ def test_fresh_for_looks_at_the_worker_the_job_would_go_to():
     w1.waiting[1] = None  # w1 busy: the job would go to w0, which played deal 7 with bot a
     assert not pool.fresh_for(7, [A])
     assert not pool.fresh_for(7, [B, A])
+    w0.sets["a"] = 2  # w0 once played two games of one deal: it holds two sets of a's processes
+    assert pool.fresh_for(7, [A])

@@ -158,11 +158,12 @@ async def test_workers_say_which_bots_they_keep_and_only_processes_that_play_man
 
 async def test_long_lived_bots_need_one_set_of_processes_per_worker_for_duplicate_deals(tmp_path):
     """Both seatings of every deal go to different workers (the dispatch lets a later
-    game go first, or the seating waits for the other worker): with two workers, or
-    one that plays both seatings at once, 8 processes play 12 games."""
+    game go first, or the last seating waits for the other worker): with two workers,
+    or one that plays both seatings at once, 8 processes play 12 games.  (The
+    workers here are even, so no game waits so long that new processes are cheaper.)"""
     # Entrant a thinks for a while on every ace it is dealt: each deal's two seatings take
     # different times, so in game-id order a worker is often free for the other seating of its deal.
-    entrants = [{"name": "a", "command": [sys.executable, str(REMEMBERING), "--slow-on", "A:0.1"]},
+    entrants = [{"name": "a", "command": [sys.executable, str(REMEMBERING), "--slow-on", "A:0.05"]},
                 {"name": "b", "command": [sys.executable, str(REMEMBERING)]}]
     t = tournament(tmp_path / "out", games_per_pairing=6, entrants=entrants,
                    limits={"handshake_s": 30.0, "decision_s": 10.0})
