@@ -89,10 +89,15 @@ def _external_cluster(logs: Path) -> tuple[str, list[subprocess.Popen]]:
 
     address = f"tcp://127.0.0.1:{_free_port()}"
     log = (logs / "cluster.log").open("ab")
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                               "--port", address.rsplit(":", 1)[1], "--no-dashboard"], stdout=log, stderr=log)]
-    procs += [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                "--host", "127.0.0.1", "--no-dashboard"], stdout=log, stderr=log) for _ in range(2)]
+    # Each in a session of its own, tied to this process: a benchmark that is killed ends them too.
+    tied = [sys.executable, str(ROOT / "tests" / "fixtures" / "tied_to_parent.py"), str(os.getpid()),
+            sys.executable, "-m"]
+    procs = [subprocess.Popen([*tied, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                               address.rsplit(":", 1)[1], "--no-dashboard"], stdout=log, stderr=log,
+                              start_new_session=True)]
+    procs += [subprocess.Popen([*tied, "distributed.cli.dask_worker", address, "--nthreads", "1", "--host",
+                                "127.0.0.1", "--no-dashboard"], stdout=log, stderr=log, start_new_session=True)
+              for _ in range(2)]
     with distributed.Client(address, timeout=60) as c:
         c.wait_for_workers(2, timeout=120)
     return address, procs

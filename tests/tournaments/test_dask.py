@@ -69,8 +69,12 @@ def count_lines(path: Path) -> int:
         return 0
 
 
+TIED = Path(__file__).resolve().parents[1] / "fixtures" / "tied_to_parent.py"
+
+
 class Cluster:
-    """`dask scheduler` and `dask worker` processes on loopback, each in its own session."""
+    """`dask scheduler` and `dask worker` processes on loopback, each in its own session,
+    and ended with this test process however it ends (``tied_to_parent.py``)."""
 
     def __init__(self, logs: Path) -> None:
         self.logs = logs
@@ -82,8 +86,9 @@ class Cluster:
 
     def _start(self, name: str, args: list[str], env: dict | None = None) -> subprocess.Popen:
         log = (self.logs / f"{name}.log").open("ab")
-        proc = subprocess.Popen([sys.executable, "-m", *args], stdout=log, stderr=log, start_new_session=True,
-                                env=env)
+        tied = [sys.executable, str(TIED), str(os.getpid())]
+        proc = subprocess.Popen([*tied, sys.executable, "-m", *args], stdout=log, stderr=log,
+                                start_new_session=True, env=env)
         self.procs.append(proc)
         return proc
 
@@ -106,6 +111,32 @@ class Cluster:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+def test_a_cluster_process_ends_when_the_test_process_is_killed(tmp_path):
+    """What keeps a killed test run from leaving Dask schedulers and workers behind."""
+    pid_file = tmp_path / "pid"
+    parent = subprocess.Popen([sys.executable, "-c", f"""
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, {str(TIED)!r}, str(os.getpid()), sys.executable, "-c",
+                          "import time; time.sleep(60)"], start_new_session=True)
+open({str(pid_file)!r}, "w").write(str(child.pid))
+time.sleep(60)
+"""])
+    deadline = time.monotonic() + 20
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    while "time.sleep" not in Path(f"/proc/{child}/cmdline").read_text():  # the command runs
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{child}").exists() and "zombie" not in Path(f"/proc/{child}/status").read_text():
+        assert time.monotonic() < deadline, "the tied process outlived its parent"
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
