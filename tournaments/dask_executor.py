@@ -217,6 +217,22 @@ def _pin_this_thread() -> None:
             log.warning("worker_not_pinned", core=_core[0], error=str(exc))
 
 
+def _sweep_stale_roots(tmp: Path) -> None:
+    """Remove the run folders (``referee-run-RUN-pidN-*``) of worker processes that
+    are gone: one killed (SIGKILL, or its machine's out-of-memory killer) never
+    removed its own."""
+    for root in tmp.glob("referee-run-*-pid*-*"):
+        pid = root.name.rsplit("-pid", 1)[1].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(root, ignore_errors=True)
+        except OSError:  # alive (another user's process)
+            pass
+
+
 class _RunLoop:
     """One run's games on this worker process: a Trio loop in a thread of its
     own, started by the run's first game here, that plays every game Dask gives
@@ -235,7 +251,8 @@ class _RunLoop:
     def __init__(self, run: str, pin: bool) -> None:
         self.run = run
         self.pin = pin
-        self.root = Path(tempfile.mkdtemp(prefix=f"referee-run-{run}-"))
+        _sweep_stale_roots(Path(tempfile.gettempdir()))
+        self.root = Path(tempfile.mkdtemp(prefix=f"referee-run-{run}-pid{os.getpid()}-"))
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
         self._games: trio.Nursery | None = None
