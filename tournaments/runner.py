@@ -20,7 +20,9 @@ is left, and the next run resumes and writes the standings.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import itertools
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -252,7 +254,7 @@ async def _dispatch(
     than waiting on the slow one every deal).  When none of the next few is
     fresh (the run's last games), the next one waits, with ``wait_fresh``, for a
     worker that has not played its deal (at most the rest of one game)."""
-    queue = list(pending)
+    queue = collections.deque(pending)
     passed: dict[int, int] = {}  # game id: how many later games started before it
     most = max(1, int(limiter.total_tokens))
     try:
@@ -265,12 +267,13 @@ async def _dispatch(
                 if should_stop():
                     limiter.release_on_behalf_of(token)
                     break
-                window = queue[: most + 1]
+                window = list(itertools.islice(queue, most + 1))
                 due = next((i for i, g in enumerate(window) if passed.get(g.id, 0) >= most), None)
                 pick = due if due is not None else next((i for i, g in enumerate(window) if fresh(g)), 0)
                 for g in window[:pick]:
                     passed[g.id] = passed.get(g.id, 0) + 1
-                game = queue.pop(pick)
+                game = window[pick]
+                del queue[pick]
                 passed.pop(game.id, None)
                 if due is None and wait_fresh is not None and not fresh(game):
                     await wait_fresh(game)
