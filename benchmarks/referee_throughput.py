@@ -17,8 +17,9 @@ seeds, so the same decisions; checked against the referee's record) with a
 minimal hand-written Trio loop doing only what any referee must per decision
 (``floor``): its CPU per decision over the ping-pong's is the least any
 Python referee doing that work can reach, and the output says when even that
-is above the target.  Its bots run as the ping-pong's do, unsandboxed: the
-sandbox and the watchdog could only add to it, so it stays a lower bound.
+is above the target.  Its bots run as the ping-pong's do, unsandboxed and
+without a watchdog (``BareBot``): the sandbox and the watchdog could only add
+to it, so it stays a lower bound.
 The referee process's CPU time per decision is printed for all three: it is
 much steadier than rates when anything else runs on the machine.
 
@@ -69,6 +70,23 @@ def c_bot() -> list[str]:
     return [str(exe)]
 
 
+class BareBot(BotProcess):
+    """A bot process for the baselines: the runner's own pipe primitives, no watchdog.
+
+    A bare loop polices nothing.  ``BotProcess``'s watchdog, for a bot started
+    unsandboxed as these are, finds its family in a scan of all of ``/proc``
+    (in a worker thread, so in this process's CPU time) about ten times a
+    second: several milliseconds a scan on a machine with a few dozen
+    processes, a few microseconds per decision that grow with the number of
+    processes on the machine.  Counted in the baselines, it made them dearer
+    than a bare loop and so the referee's ratios look better than they are;
+    the referee keeps its own watchdog (its bots are sandboxed and scanned on
+    their own, limits enforced)."""
+
+    async def _watch(self) -> None:
+        return None
+
+
 async def pingpong(requests: list[tuple[int, dict]], seats: int, *, json_lines: bool) -> tuple[float, float]:
     """Send the same requests to the same bots and read each reply: nothing else.
 
@@ -78,7 +96,7 @@ async def pingpong(requests: list[tuple[int, dict]], seats: int, *, json_lines: 
     ``receive_some``; a reply line comes in one read), so the ratio measures
     the referee's own work."""
     limits = Limits()
-    procs = [BotProcess(s, BotSpec("random", tuple(BOT + [str(s)])), limits, None) for s in range(seats)]
+    procs = [BareBot(s, BotSpec("random", tuple(BOT + [str(s)])), limits, None) for s in range(seats)]
     encoded = [(seat, to_json(msg) + b"\n") for seat, msg in requests]
     async with trio.open_nursery() as nursery:
         for p in procs:
@@ -122,7 +140,7 @@ async def floor(spec, options: dict, seed: int, record: Path, limits: Limits) ->
     from referee.match.runner import DEADLINE_SLACK_S, hello_for
 
     n = spec.num_seats(options)
-    procs = [BotProcess(s, BotSpec("random", tuple(BOT + [str(seed * 10 + s)])), Limits(), None) for s in range(n)]
+    procs = [BareBot(s, BotSpec("random", tuple(BOT + [str(seed * 10 + s)])), Limits(), None) for s in range(n)]
     allowed = limits.decision_s + limits.time_bank_s
     time_ms = int(allowed * 1000)
     state, events = spec.new_game(seed, options)

@@ -150,6 +150,15 @@ def _violation(msg: Violation, line: bytes) -> Fault:
     return Fault(msg.kind, detail, line)
 
 
+# The plain form's action text (its bytes between the quotes) of actions already seen in a
+# legal reply, and the action they name: any byte string in here is one the plain form's
+# pattern accepts, so a reply ``{"type":"action","id":<rid>,"action":"<these bytes>"}`` is
+# known to read as that action without the pattern (``Conversation.receive_reply``).
+# Filled only by ``read_action`` from lines the pattern matched; a game has a few hundred.
+_PLAIN_ACTIONS: dict[bytes, str] = {}
+_PLAIN_ACTIONS_MAX = 1 << 16
+
+
 def read_action(line: bytes, rid: int, legal: list[str],
                 is_action: Callable[[str], bool] | None = None) -> Action | Fault:
     """A complete reply line to request ``rid`` judged: the action it names, or what is wrong with it.
@@ -160,6 +169,8 @@ def read_action(line: bytes, rid: int, legal: list[str],
     plain = decode_plain_action(line)
     if plain is not None:
         reply_id, action = plain
+        if reply_id == rid and action in legal and len(_PLAIN_ACTIONS) < _PLAIN_ACTIONS_MAX:
+            _PLAIN_ACTIONS[action.encode("ascii")] = action
     else:
         msg = decode_bot_line(line)
         if isinstance(msg, Violation):
@@ -250,9 +261,20 @@ class Conversation:
 
     def receive_reply(self, data: bytes) -> Ready | Bye | Action | Fault | EndOfInput | PartialLine | _NeedData:
         """``receive_data(data)`` then ``next_event()`` in one call: the per-decision
-        path.  A reply that came whole in one read skips the line queue."""
+        path.  A reply that came whole in one read skips the line queue; one in the
+        plain form naming an action seen before (``_PLAIN_ACTIONS``) skips the pattern
+        too: it is then that one line, with that id and that action, exactly as
+        ``read_action`` would read it."""
         if self.state is AWAIT_ACTION and not self._lines:
-            line = self._framer.whole_line(data)
+            framer = self._framer
+            if not framer._buf and not framer._discarding and len(data) <= framer.max_line_bytes + 1:
+                head = b'{"type":"action","id":%d,"action":"' % self._rid
+                if data.startswith(head) and data.endswith(b'"}\n'):
+                    action = _PLAIN_ACTIONS.get(data[len(head):-3])
+                    if action is not None and action in self._legal:
+                        self.state = IDLE
+                        return Action(self._rid, action)
+            line = framer.whole_line(data)
             if line is not None:
                 event = read_action(line, self._rid, self._legal, self.is_action)
                 if type(event) is Action:

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from referee.games import Outcome
 
 MAX_TIME_S = 86_400.0  # the longest handshake, decision or time bank a setting may ask for: one day
@@ -236,7 +238,7 @@ class MatchResult:
     decisions: int = 0
     duration_s: float = 0.0
     record_path: Path | None = None
-    entries: list[dict] = field(default_factory=list)  # public record entries, for tables
+    entries: Sequence[dict] = field(default_factory=list)  # public record entries, for tables
     names: list[str] = field(default_factory=list)  # per seat: what to call the bot (``display_name``)
     sandbox: str = "off"  # how the bots ran: "bwrap" (isolated) or "off"
     # Per seat: how long its replies took, as (decisions, total ms, longest ms). A

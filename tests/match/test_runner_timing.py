@@ -353,3 +353,16 @@ async def test_a_bot_that_asks_for_events_gets_them_before_its_request_and_one_t
     visible = [e.event for e in rec.entries if e.record == "event" and e.visible_to(0)]
     told = [m["event"] for _, m in bots[0].received if m["type"] == "event"]
     assert told == visible
+
+
+async def test_the_public_entries_are_the_records_public_events_with_a_record_or_without(autojump_clock, tmp_path):
+    """``MatchResult.entries`` (kept encoded during the game, dicts once read) are the
+    public events the record holds, in order, whether a record is written or not."""
+    path = tmp_path / "game.jsonl"
+    recorded, _ = await play({}, LIMITS, seed=3, record_path=path)
+    unrecorded, _ = await play({}, LIMITS, seed=3)
+    public = [e.model_dump() for e in read_record(path).entries if e.record == "event" and e.to is None]
+    assert len(public) > 100
+    assert list(recorded.entries) == public == list(unrecorded.entries)
+    assert len(recorded.entries) == len(public) and recorded.entries[-1] == public[-1]
+    assert recorded.entries[1:3] == public[1:3] and recorded.entries == public

@@ -158,6 +158,31 @@ def test_receive_reply_is_receive_data_then_next_event(state, name):
     assert one.pending_bytes == both.pending_bytes
 
 
+@pytest.mark.parametrize(("max_line", "legal", "data"), [
+    (MAX_LINE, LEGAL, GOOD),
+    (MAX_LINE, LEGAL, b'{"type":"action","id":6,"action":"AS"}\n'),
+    (MAX_LINE, ["KS"], GOOD),
+    (len(GOOD) - 2, LEGAL, GOOD),
+    (MAX_LINE, LEGAL, GOOD + b"x\n"),
+    (MAX_LINE, LEGAL, GOOD[:-1] + b" \n"),
+], ids=["legal", "wrong-id", "not-legal-now", "too-long", "more-after", "space"])
+def test_a_reply_naming_an_action_seen_before_is_judged_as_the_first_time(max_line, legal, data):
+    """The shortcut for an action already read once (receive_reply) says what the full reading says."""
+    seen = conversation(State.AWAIT_ACTION)
+    assert seen.receive_reply(GOOD) == Action(RID, "AS")  # "AS" has now been read once
+    one, both = Conversation(max_line), Conversation(max_line)
+    for conv in (one, both):
+        conv.send_hello(HELLO)
+        conv.receive_data(b'{"type":"ready","name":"b"}\n')  # shorter than the reply: "too-long" reads it
+        assert type(conv.next_event()) is Ready
+        conv.send_request(RID, 0, "play", {"seat": 0}, legal, 100)
+    both.receive_data(data)
+    expected = both.next_event()
+    assert one.receive_reply(data) == expected
+    assert one.state is both.state
+    assert one.next_event() == both.next_event()
+
+
 def test_after_an_action_its_end_of_input_is_the_next_event():
     conv = conversation(S.AWAIT_ACTION)
     conv.receive_data(GOOD)
