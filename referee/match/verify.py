@@ -23,6 +23,7 @@ read by the models, as before.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +129,8 @@ def _conclude(recorded: Outcome, forfeited: bool, state: Any, decisions: int) ->
 
 _EVENT = b'{"record":"event","event":'
 _DECISION = b'{"record":"decision",'
+# The end of a decision line as the runner writes it: an action without escapes and a JSON number.
+_ACTION_MS = re.compile(rb'"([^"\\\x00-\x1f]*)","ms":-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\}')
 
 # The fields of the record lines the fast path reads whole (header, ready, fault, result), as
 # ``referee.match.record``'s strict models have them: name -> type, "?" after an optional one.
@@ -244,34 +247,46 @@ def verify_fast(path: Path) -> tuple[dict[str, Any], Verification] | None:
         return None
     if header.get("rules_version") != spec.rules_version:
         return None
-    # Each engine event as the record line the runner writes for it (newline dropped).
-    pending = deque(event_entry_bytes(to_json(e.data), e.to)[:-1] for e in events)
+    # Each engine event as the record line the runner writes for it (with the newline that
+    # split took off the record's lines).
+    pending = deque(event_entry_bytes(to_json(e.data), e.to) for e in events)
+    expect, popleft, apply = pending.append, pending.popleft, state.apply
     decisions = 0
     forfeited = False
     result: dict[str, Any] | None = None
     for line in lines[1:]:
         if line.startswith(_EVENT):
-            if not pending or line != pending.popleft():
+            if not pending:
+                return None
+            want = popleft()
+            if len(want) != len(line) + 1 or not want.startswith(line):
                 return None
         elif line.startswith(_DECISION):
             seat = state.to_act()
             if pending or seat is None:
                 return None
-            decision, legal = state.decision(), state.legal_actions()
             decisions += 1
             head = b'%s"n":%d,"seat":%d,"decision":%s,"legal":%s,"action":' % (
-                _DECISION, decisions, seat, to_json(decision), to_json(legal))
+                _DECISION, decisions, seat, to_json(state.decision()), to_json(state.legal_actions()))
             if not line.startswith(head):
                 return None
+            plain = _ACTION_MS.fullmatch(line, len(head))
+            if plain is not None:  # the runner's form: a string without escapes, a JSON number
+                try:
+                    action = plain[1].decode()
+                except UnicodeDecodeError:
+                    return None
+            else:
+                try:
+                    rest = from_json(b'{"action":' + line[len(head):])
+                except ValueError:
+                    return None
+                action, ms = rest.get("action"), rest.get("ms")
+                if len(rest) != 2 or type(action) is not str or type(ms) not in (int, float):
+                    return None  # a repeated key, or a mistyped field: the typed path says what
             try:
-                rest = from_json(b'{"action":' + line[len(head):])
-            except ValueError:
-                return None
-            action, ms = rest.get("action"), rest.get("ms")
-            if len(rest) != 2 or type(action) is not str or type(ms) not in (int, float):
-                return None  # a repeated key, or a mistyped field: the typed path says what
-            try:
-                pending.extend(event_entry_bytes(to_json(e.data), e.to)[:-1] for e in state.apply(action))
+                for e in apply(action):
+                    expect(event_entry_bytes(to_json(e.data), e.to))
             except GameError:
                 return None
         elif not line.strip():

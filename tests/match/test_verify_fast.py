@@ -86,6 +86,24 @@ async def test_a_decision_line_with_more_or_other_fields_than_the_runner_writes_
     assert verify_fast(recorded) is None
 
 
+@pytest.mark.parametrize("form", ["escaped", "exponent-ms", "not-utf8"])
+async def test_a_decision_lines_action_and_ms_in_other_forms_are_judged_as_json_reads_them(recorded, form):
+    lines = lines_of(recorded)
+    i = _first(lines, b"decision")
+    entry = json.loads(lines[i])
+    action = entry["action"].encode()
+    head = lines[i][: lines[i].rindex(b'"action":')]
+    if form == "escaped":  # the same action, written with \u escapes: JSON reads the same string
+        lines[i] = head + b'"action":"%s","ms":1}' % b"".join(b"\\u%04x" % c for c in action)
+    elif form == "exponent-ms":
+        lines[i] = head + b'"action":"%s","ms":1.5e-3}' % action
+    else:
+        lines[i] = head + b'"action":"%s\xff","ms":1}' % action
+    write_lines(recorded, lines)
+    fast = verify_fast(recorded)
+    assert (fast is not None and fast[1].ok) == (form != "not-utf8")
+
+
 async def test_a_truncated_or_torn_record_is_left_to_the_typed_path(recorded):
     lines = lines_of(recorded)
     write_lines(recorded, lines[: len(lines) // 2] + [lines[len(lines) // 2][:7]])
