@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from machine import cpu_ticks  # noqa: E402  (benchmarks/machine.py)
+
 from protocol.codec import encode_request  # noqa: E402
 from referee.match.bot import BotProcess  # noqa: E402
 from referee.match.record import read_record  # noqa: E402

@@ -44,7 +44,7 @@ class StandIn:
 
     limit_fault = None
 
-    def __init__(self, seat: int, game: "Game") -> None:
+    def __init__(self, seat: int, game: Game) -> None:
         self.seat = seat
         self.game = game
 

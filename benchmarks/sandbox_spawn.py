@@ -58,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from machine import cpu_ticks  # noqa: E402  (benchmarks/machine.py)
+
 from protocol import HelloMsg  # noqa: E402
 from protocol.codec import encode  # noqa: E402
 from protocol.messages import TimeLimits  # noqa: E402

@@ -42,8 +42,8 @@ from referee.games import GAMES, Event, GameState
 from referee.games.back_alley.notation import DECK as BA_DECK
 from referee.match.record import read_record
 from referee.match.runner import run_match
-from referee.replay import entries_for_seat
 from referee.match.types import BotSpec, Limits
+from referee.replay import entries_for_seat
 
 ROOT = Path(__file__).resolve().parents[1]
 LISTENER = ROOT / "tests" / "fixtures" / "listening_bot.py"

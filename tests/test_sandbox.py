@@ -187,7 +187,7 @@ class Probe:
     notes: dict[str, dict]
 
     @classmethod
-    def read(cls, path: Path) -> "Probe":
+    def read(cls, path: Path) -> Probe:
         text = path.read_text(errors="replace")
         reports: dict[str, dict] = {}
         notes: dict[str, dict] = {}

@@ -8,7 +8,6 @@ import time
 
 from _base import answer, option, play, say, write
 
-
 spread_done = False
 
 

@@ -14,7 +14,13 @@ import referee.match.record
 import referee.match.verify
 from referee.cli.errors import UserError
 from referee.errors import (
-    EXIT_BUG, EXIT_OUTPUT, EXIT_USER, OutputError, RefereeBug, UserFault, user_fault_in,
+    EXIT_BUG,
+    EXIT_OUTPUT,
+    EXIT_USER,
+    OutputError,
+    RefereeBug,
+    UserFault,
+    user_fault_in,
 )
 from referee.games import InvalidOptions
 from referee.match.record import RecordError

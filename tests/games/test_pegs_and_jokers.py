@@ -20,11 +20,11 @@ from collections import Counter
 import pytest
 
 from referee.games import GAMES, IllegalAction, InvalidAction, InvalidOptions
+from referee.games.cards import randbelow, shuffle
 from referee.games.pegs_and_jokers import SPEC, PegsAndJokersState
 from referee.games.pegs_and_jokers.board import board_for
 from referee.games.pegs_and_jokers.notation import Action, Discard, Play, Step
 from referee.games.pegs_and_jokers.rules import deck_for
-from referee.games.cards import randbelow, shuffle
 
 ALL_HOME = ["H1", "H2", "H3", "H4", "H5"]
 

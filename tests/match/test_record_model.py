@@ -12,8 +12,20 @@ from pydantic_core import to_json
 
 from referee.games import Event
 from referee.match.record import (
-    RECORD_FORMAT, DecisionLine, EventLine, FaultLine, HeaderLine, ReadyLine, RecordError, RecordWriter,
-    ResultLine, decision_entry_bytes, entries_from_dicts, event_entry_bytes, parse_line, read_record,
+    RECORD_FORMAT,
+    DecisionLine,
+    EventLine,
+    FaultLine,
+    HeaderLine,
+    ReadyLine,
+    RecordError,
+    RecordWriter,
+    ResultLine,
+    decision_entry_bytes,
+    entries_from_dicts,
+    event_entry_bytes,
+    parse_line,
+    read_record,
 )
 
 HEADER = {

@@ -47,7 +47,7 @@ def test_score_table_writes_board_contracts_with_their_level():
         dealer=3, hands=[["AS", "AH"], ["3S", "3H"], ["4S", "4H"], ["5S", "5H"]],
         stock=["BJ", "LJ"], deal=12)
     entries = [EventLine(event=e.data, to=None) for e in events]
-    for a in "board board pass pass 3S 4S 5S AS AH 3H 4H 5H".split():
+    for a in ["board", "board", "pass", "pass", "3S", "4S", "5S", "AS", "AH", "3H", "4H", "5H"]:
         entries += [EventLine(event=e.data, to=None) for e in state.apply(a)]
     header, rows = RENDERER.score_table(entries)
     assert rows[0] == ["12", "2", "3", "NT", "board", "2", "20", "board×2", "0", "-40", "20", "-40"]

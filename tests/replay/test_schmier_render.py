@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-
 from referee.games.schmier import SPEC
 from referee.match.record import EventLine
 from referee.replay import RENDERERS
@@ -22,9 +21,7 @@ def seat_view(entries, seat):
     """What the match runner hands the renderer when replaying for ``seat``."""
     out = []
     for e in entries:
-        if e.record == "event" and (e.to is None or seat in e.to):
-            out.append(e)
-        elif e.record == "decision" and e.seat == seat:
+        if e.record == "event" and (e.to is None or seat in e.to) or e.record == "decision" and e.seat == seat:
             out.append(e)
     return out
 
