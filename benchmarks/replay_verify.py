@@ -15,7 +15,10 @@ then verifies its record, each way measured in the same run:
   any verifier);
 * the ceiling of the command itself: the CPU of a minimal typer app that runs
   a ``replay RECORD --verify`` command doing nothing (the start-up no typer
-  command line can go below) plus the fast path's in-process CPU.
+  command line can go below) plus the fast path's in-process CPU;
+* the same minimal app with the fast path in its command, in a process of its
+  own: the referee's command without the referee's command line around it
+  (its fast path then runs cold, once, as the command's does).
 
 Child processes run with every module's bytecode cached (``bytecode.py``).
 
@@ -78,6 +81,16 @@ app()
 """
 
 
+# The same app whose command runs the fast path itself: what the referee's command does, without
+# the referee's command line around it (its error mapping, logging set-up, lazy command table).
+MINIMAL_VERIFY_COMMAND = MINIMAL_TYPER_COMMAND.replace(
+    "verify: bool = typer.Option(False, \"--verify\")) -> None:\n    pass",
+    "verify: bool = typer.Option(False, \"--verify\")) -> None:\n"
+    "    from referee.match.verify import verify_fast\n"
+    "    assert verify_fast(record) is not None")
+assert MINIMAL_VERIFY_COMMAND != MINIMAL_TYPER_COMMAND
+
+
 def child_cpu(argv: list[str], env: dict[str, str]) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
@@ -128,17 +141,19 @@ def main() -> None:
         size = path.stat().st_size
         engine_only = resimulate(path)
         cpu: dict[str, list[float]] = {k: [] for k in ("command", "old_command", "fast", "typed", "engine",
-                                                       "typer")}
+                                                       "typer", "typer_verify")}
         env = cached_env(Path(tmp) / "pycache")
         command = [sys.executable, "-m", "referee.cli.main", "replay", "--verify", str(path)]
         old_command = [sys.executable, "-c", OLD_COMMAND, str(path)]
         typer_command = [sys.executable, "-c", MINIMAL_TYPER_COMMAND, "replay", "--verify", str(path)]
-        for argv in (command, old_command, typer_command):
+        typer_verify = [sys.executable, "-c", MINIMAL_VERIFY_COMMAND, "replay", "--verify", str(path)]
+        for argv in (command, old_command, typer_command, typer_verify):
             warm_up(argv, env)
         for _ in range(args.runs):
             cpu["command"].append(child_cpu(command, env))
             cpu["old_command"].append(child_cpu(old_command, env))
             cpu["typer"].append(child_cpu(typer_command, env))
+            cpu["typer_verify"].append(child_cpu(typer_verify, env))
             cpu["fast"].append(cpu_of(lambda: verify_fast(path)))
             cpu["typed"].append(cpu_of(lambda: verify_record(read_record(path))))
             cpu["engine"].append(cpu_of(engine_only))
@@ -158,6 +173,8 @@ def main() -> None:
     print(f"  ceiling of the command: a minimal typer app running a command ({med['typer']:.3f} s) "
           f"+ the fast path in-process ({med['fast']:.3f} s)   {ceiling:9.0f}   "
           f"command at {rate['command'] / ceiling:.2f} of it")
+    print(f"  the minimal typer app running the fast path in its command ({med['typer_verify']:.3f} s, a cold "
+          f"process)   {rate['typer_verify']:9.0f}   command at {rate['command'] / rate['typer_verify']:.2f} of it")
 
 
 if __name__ == "__main__":
