@@ -269,14 +269,16 @@ async def _dispatch(
                     break
                 window = list(itertools.islice(queue, most + 1))
                 due = next((i for i, g in enumerate(window) if passed.get(g.id, 0) >= most), None)
-                pick = due if due is not None else next((i for i, g in enumerate(window) if fresh(g)), 0)
+                first_fresh = None if due is not None else next(
+                    (i for i, g in enumerate(window) if fresh(g)), None)
+                pick = due if due is not None else first_fresh if first_fresh is not None else 0
                 for g in window[:pick]:
                     passed[g.id] = passed.get(g.id, 0) + 1
                 game = window[pick]
                 del queue[pick]
                 passed.pop(game.id, None)
-                if due is None and wait_fresh is not None and not fresh(game):
-                    await wait_fresh(game)
+                if due is None and first_fresh is None and wait_fresh is not None:
+                    await wait_fresh(game)  # none of the next few is fresh: the run's last games
                 nursery.start_soon(play_one, game, token, nursery.cancel_scope)
     except BaseExceptionGroup as group:
         # Ctrl-C arrives wrapped by the nursery; the caller wants it plain.
