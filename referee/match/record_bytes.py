@@ -12,6 +12,7 @@ from pydantic_core import to_json
 
 RECORD_FORMAT = "referee-record/1"
 
+
 def decision_entry_bytes(n: int, seat: int, decision: str, legal_json: bytes, action: str, ms: float) -> bytes:
     """A record ``decision`` line, with the legal list already encoded once (for the request).
     The bytes ``to_json`` gives for the line's dict (``DecisionLine``'s fields in order)."""

@@ -307,8 +307,5 @@ def verify_fast(path: Path) -> tuple[dict[str, Any], Verification] | None:
                 return None  # a second header
     if result is None or pending:
         return None
-    o = result["outcome"]
-    recorded = Outcome(o["status"], tuple(o["winners"]), tuple(o["scores"]), o.get("reason", ""),
-                       dict(o.get("detail", {})))
-    verdict = _conclude(recorded, forfeited, state, decisions)
+    verdict = _conclude(Outcome.from_json(result["outcome"]), forfeited, state, decisions)
     return (header, verdict) if verdict.ok else None
