@@ -266,16 +266,14 @@ class Conversation:
         too: it is then that one line, with that id and that action, exactly as
         ``read_action`` would read it."""
         if self.state is AWAIT_ACTION and not self._lines:
-            framer = self._framer
-            if not framer._buf and not framer._discarding and len(data) <= framer.max_line_bytes + 1:
+            line = self._framer.whole_line(data)
+            if line is not None:
                 head = b'{"type":"action","id":%d,"action":"' % self._rid
-                if data.startswith(head) and data.endswith(b'"}\n'):
-                    action = _PLAIN_ACTIONS.get(data[len(head):-3])
+                if line.startswith(head) and line.endswith(b'"}'):
+                    action = _PLAIN_ACTIONS.get(line[len(head):-2])
                     if action is not None and action in self._legal:
                         self.state = IDLE
                         return Action(self._rid, action)
-            line = framer.whole_line(data)
-            if line is not None:
                 event = read_action(line, self._rid, self._legal, self.is_action)
                 if type(event) is Action:
                     self.state = IDLE
