@@ -312,8 +312,10 @@ class _SummaryProgress(Progress):
     """A progress bar with the live standings under it."""
 
     def __init__(self, *columns: Any, summary: Any, **kwargs: Any) -> None:
-        super().__init__(*columns, **kwargs)
+        # Set before Progress.__init__: it builds its Live display, which renders
+        # (get_renderables) at once when the console is a terminal.
         self.summary = summary
+        super().__init__(*columns, **kwargs)
 
     def get_renderables(self) -> Any:
         yield self.make_tasks_table(self.tasks)
