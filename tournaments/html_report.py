@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .durable import write_atomic
+from .figures import elo_interval_text, elo_text, interval, los_text, share
 from .results import GameResult, parse_results
 
 STYLE = """
@@ -39,27 +40,18 @@ def _fmt(x: float | None, spec: str = "+.0f") -> str:
     return "–" if x is None else format(x, spec)
 
 
-def _interval(iv: dict[str, Any], spec: str) -> str:
-    """A value with its interval, ``v [lo, hi]`` (just ``v`` without one; ``–`` without a value)."""
-    if iv.get("value") is None:
-        return "–"
-    if iv.get("lo") is None:
-        return format(iv["value"], spec)
-    return f"{iv['value']:{spec}} [{iv['lo']:{spec}}, {iv['hi']:{spec}}]"
-
-
 def _pct(iv: dict[str, Any]) -> str:
-    return _interval(iv, ".0%")
+    return share(iv)
 
 
 def _ci(iv: dict[str, Any]) -> str:
-    return _interval(iv, "+.1f")
+    return interval(iv, "+.1f")
 
 
 def _elo(e: dict[str, Any]) -> str:
-    from .report import elo_interval_text, elo_text  # one formatting of Elo, shared with the terminal
-    return f"{elo_text(e, warn=False)} {elo_interval_text(e)}" + (" <span class=warn>(!)</span>" if e["few_units"]
-                                                                  else "")
+    """Elo as the terminal writes it (``tournaments.figures``), with its interval."""
+    return f"{_e(elo_text(e, warn=False))} {_e(elo_interval_text(e))}" + (
+        " <span class=warn>(!)</span>" if e["few_units"] else "")
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], cls: str, raw: bool = False) -> str:
@@ -202,7 +194,7 @@ def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, ti
         reasons = ", ".join(f"{k} {v}" for k, v in e["forfeits_by_reason"].items()) or "–"
         rows.append([_e(e.get("rank_label", e["rank"])), _e(e["name"]), str(e["games"]),
                      f"{e['wins']}-{e['draws']}-{e['losses']}", _elo(e["elo"]),
-                     "–" if e["elo"]["los"] is None else f"{e['elo']['los']:.1%}",
+                     los_text(e["elo"]),
                      _pct(e["win_rate"]), _ci(e["score_diff"]),
                      f"{e['rating']['mu']:.1f}±{e['rating']['sigma']:.1f}", _e(reasons)])
     body.append("<h2>Standings</h2>" + _table(
@@ -213,7 +205,7 @@ def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, ti
     body.append("<h2>Elo with 95% interval</h2>" + elo_chart([(e["name"], e["elo"]) for e in entrants]))
     if data["paired"]:
         prow = [[_e(p["a"]), _e(p["b"]), str(p["units"]), _e(distribution_text(p)), _elo(p["elo"]),
-                 "–" if p["elo"]["los"] is None else f"{p['elo']['los']:.1%}", _ci(p["mean_diff"]),
+                 los_text(p["elo"]), _ci(p["mean_diff"]),
                  str(p["excluded_deals"])] for p in data["paired"]]
         body.append("<h2>Pairings on duplicate deals</h2>" + _table(
             ["A", "B", "units", "pentanomial / unit scores", "Elo (A) ±95%", "LOS", "score diff [95%]",

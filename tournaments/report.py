@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .config import describe_overrides
+from .figures import FEW_MARK, elo_interval_text, elo_text, interval, los_text, number, share
 from .html_report import write_html_report
 from .results import GameResult, game_fault_line
 from .sprt import SprtRun
@@ -42,23 +43,20 @@ __all__ = ["LiveSummary", "PlainProgress", "RichProgress", "print_decision_times
 
 
 def _num(x: float | None, fmt: str = "{:+.1f}") -> str:
-    return "–" if x is None else fmt.format(x)
+    return number(x, _spec(fmt))
+
+
+def _spec(fmt: str) -> str:
+    """``{:+.1f}`` -> ``+.1f``."""
+    return fmt.removeprefix("{:").removesuffix("}")
 
 
 def _ci(iv: dict[str, float | None], fmt: str) -> str:
-    if iv["value"] is None:
-        return "–"
-    if iv["lo"] is None:
-        return fmt.format(iv["value"])
-    return f"{fmt.format(iv['value'])} [{fmt.format(iv['lo'])}, {fmt.format(iv['hi'])}]"
+    return interval(iv, _spec(fmt))
 
 
 def _pct(iv: dict[str, float | None]) -> str:
-    if iv["value"] is None:
-        return "–"
-    if iv["lo"] is None or iv["hi"] is None:
-        return f"{iv['value']:.0%}"
-    return f"{iv['value']:.0%} [{iv['lo']:.0%}, {iv['hi']:.0%}]"
+    return share(iv)
 
 
 def sandbox_notes(sandbox: dict[str, Any] | None) -> list[str]:
@@ -72,36 +70,6 @@ def sandbox_notes(sandbox: dict[str, Any] | None) -> list[str]:
     if sandbox.get("network"):
         notes.append(f"WARNING: network allowed for {', '.join(sandbox['network'])}")
     return notes
-
-
-FEW_MARK = "(!)"
-
-
-def elo_text(e: dict[str, Any], *, warn: bool = True) -> str:
-    """``+35 ±20`` (half the 95 % interval, fastchess's ±), ``±∞`` when unbounded; ``(!)`` under 30 units."""
-    if e["units"] == 0 or e["score"] is None:
-        return "–"
-    if e["score"] >= 1 or e["score"] <= 0:
-        value = "+inf" if e["score"] >= 1 else "-inf"
-    else:
-        value = "+0" if abs(e["elo"]) < 0.5 else f"{e['elo']:+.0f}"
-    if e["bounded"] and e["lo"] is not None and e["hi"] is not None:
-        spread = f" ±{(e['hi'] - e['lo']) / 2:.0f}"
-    else:
-        spread = " ±∞"
-    return value + spread + (f" {FEW_MARK}" if warn and e["few_units"] else "")
-
-
-def elo_interval_text(e: dict[str, Any]) -> str:
-    if not e["bounded"]:
-        return "[–∞, +∞]" if e["units"] else "–"
-    lo = "–∞" if e["lo"] is None else f"{e['lo']:+.0f}"
-    hi = "+∞" if e["hi"] is None else f"{e['hi']:+.0f}"
-    return f"[{lo}, {hi}]"
-
-
-def los_text(e: dict[str, Any]) -> str:
-    return "–" if e["los"] is None else f"{e['los']:.1%}"
 
 
 def distribution_text(p: dict[str, Any]) -> str:
