@@ -472,20 +472,30 @@ def _separated(upper: EntrantStanding, lower: EntrantStanding, paired: dict[froz
 
 def _rank(ranked: list[EntrantStanding], paired: dict[frozenset[str], PairedComparison],
           h2h: dict[str, dict[str, Record]]) -> None:
-    """Ranks in the table's order: an entrant shares the rank of the group above it only
-    when the results tell it apart from none of that group's members (so a tie never joins
-    two entrants that are told apart, as a chain of neighbours would)."""
-    group: list[EntrantStanding] = []
-    for i, row in enumerate(ranked):
-        row.tied = False
-        if group and not any(_separated(g, row, paired, h2h) for g in group):
-            row.rank = group[0].rank
-            group.append(row)
-            for g in group:
-                g.tied = True
+    """Ranks in the table's order.  Entrants with the same score form a block (they always
+    share a rank); going down, a block joins the group above it only when the results tell
+    none of its members apart from any of that group's (so a tie never joins two entrants
+    that are told apart, as a chain of neighbours would); otherwise it starts a new rank."""
+    blocks: list[list[EntrantStanding]] = []
+    for row in ranked:
+        if blocks and blocks[-1][0].score == row.score:
+            blocks[-1].append(row)
         else:
-            row.rank = i + 1
-            group = [row]
+            blocks.append([row])
+    group: list[EntrantStanding] = []
+    position = 1
+    for block in blocks:
+        if group and not any(_separated(g, row, paired, h2h) for g in group for row in block):
+            rank = group[0].rank
+            group.extend(block)
+        else:
+            rank = position
+            group = list(block)
+        for row in block:
+            row.rank = rank
+        for row in group:
+            row.tied = len(group) > 1
+        position += len(block)
 
 
 def paired_comparisons(names: Sequence[str], num_teams: int, units: Sequence[Unit]) -> list[PairedComparison]:
