@@ -98,6 +98,11 @@ def elo_interval_text(e: Mapping[str, Any]) -> str:
     return f"[{MINUS_INF if lo is None else f'{lo:+.0f}'}, {PLUS_INF if hi is None else f'{hi:+.0f}'}]"
 
 
+def sprt_progress(sprt: Mapping[str, Any]) -> str:
+    """How far an SPRT got: the one wording of the text and the chart (the LLR is over complete units)."""
+    return f"after {sprt['units']} units ({sprt['games']} games played)"
+
+
 def percent(x: float | None, spec: str = ".1%") -> str:
     return NONE if x is None else format(x, spec)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .durable import write_atomic
-from .figures import elo_interval_text, elo_text, interval, los_text, share
+from .figures import elo_interval_text, elo_text, interval, los_text, share, sprt_progress
 from .results import GameResult, parse_results
 
 STYLE = """
@@ -95,11 +95,13 @@ def elo_chart(rows: Sequence[tuple[str, dict[str, Any]]], cls: str = "elo-chart"
 
 
 def llr_chart(sprt: dict[str, Any]) -> str:
-    history = [(0, 0.0), *((int(g), float(v)) for g, v in sprt.get("history", []))]
+    """The LLR over complete units with its two bounds; its caption is the text's own
+    (``figures.sprt_progress``), so chart and text say the same units and games."""
+    history = [(0, 0.0), *((int(u), float(v)) for u, v in sprt.get("history", []))]
     lower, upper = sprt["lower"], sprt["upper"]
     top = max([upper, *(v for _, v in history)]) * 1.1
     bottom = min([lower, *(v for _, v in history)]) * 1.1
-    most = max(g for g, _ in history) or 1
+    most = max(sprt["units"], *(u for u, _ in history)) or 1
     width, height, left = 720, 260, 50
 
     def x(g: float) -> float:
@@ -109,7 +111,8 @@ def llr_chart(sprt: dict[str, Any]) -> str:
         return 10 + (top - v) / (top - bottom) * (height - 40)
 
     points = " ".join(f"{x(g):.1f},{y(v):.1f}" for g, v in history)
-    return (f'<svg class="llr-chart" width="{width}" height="{height}" '
+    return (f'<svg class="llr-chart" width="{width}" height="{height}" data-units="{sprt["units"]}" '
+            f'data-games="{sprt["games"]}" '
             f'viewBox="0 0 {width} {height}" role="img">'
             f'<line class="bound upper" data-llr="{upper:.4f}" x1="{left}" y1="{y(upper):.1f}" x2="{width - 15}" '
             f'y2="{y(upper):.1f}"/><text x="{left + 4}" y="{y(upper) - 4:.1f}" font-size="11">H1 {upper:+.2f}</text>'
@@ -117,7 +120,8 @@ def llr_chart(sprt: dict[str, Any]) -> str:
             f'y2="{y(lower):.1f}"/><text x="{left + 4}" y="{y(lower) + 12:.1f}" font-size="11">H0 {lower:+.2f}</text>'
             f'<line class="zero" x1="{left}" y1="{y(0):.1f}" x2="{width - 15}" y2="{y(0):.1f}"/>'
             f'<polyline class="llr" data-points="{len(history)}" points="{points}"/>'
-            f'<text x="{width - 120}" y="{height - 8}" font-size="11">games played: {most}</text></svg>')
+            f'<text class="llr-axis" x="{left}" y="{height - 8}" font-size="11">LLR over complete units, '
+            f'{_e(sprt_progress(sprt))}</text></svg>')
 
 
 def positions_chart(positions: Sequence[dict[str, Any]]) -> str:

@@ -29,7 +29,17 @@ from rich.table import Table
 from rich.text import Text
 
 from .config import describe_overrides
-from .figures import FEW_MARK, elo_interval_text, elo_text, interval, los_text, number, share
+from .figures import (
+    FEW_MARK,
+    elo_interval_text,
+    elo_text,
+    interval,
+    los_text,
+    number,
+    percent,
+    share,
+    sprt_progress,
+)
 from .html_report import write_html_report
 from .results import GameResult, game_fault_line
 from .sprt import SprtRun
@@ -83,8 +93,8 @@ def sprt_lines(sprt: dict[str, Any]) -> list[str]:
     return [
         f"SPRT {sprt['a']} vs {sprt['b']}: H0 elo {sprt['elo0']:g}, H1 elo {sprt['elo1']:g} (normalised), "
         f"alpha {sprt['alpha']:g}, beta {sprt['beta']:g}",
-        f"LLR {sprt['llr']:+.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}] after {sprt['units']} units "
-        f"({sprt['games']} games played): {sprt['verdict']}",
+        f"LLR {sprt['llr']:+.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}] {sprt_progress(sprt)}: "
+        f"{sprt['verdict']}",
     ]
 
 
@@ -201,7 +211,8 @@ def print_decision_times(times: Mapping[str, tuple[int, float, float]], data: di
 
 
 def live_lines(data: dict[str, Any], width: int = 80, top: int = 4) -> list[str]:
-    """A few lines for under the progress bar: the leaders with score and Elo, and the SPRT."""
+    """A few lines for under the progress bar: the leaders in the standings' order, each
+    with its rank, its score (points per game, what the order is by) and Elo; and the SPRT."""
     lines = []
     if sprt := data.get("sprt"):
         verdict = sprt["decision"] and f"{sprt['decision']} accepted" or "running"
@@ -210,10 +221,9 @@ def live_lines(data: dict[str, Any], width: int = 80, top: int = 4) -> list[str]
     entrants = data["entrants"]
     name_w = min(max((len(e["name"]) for e in entrants[:top]), default=4), width - 44)
     for e in entrants[:top]:
-        score = e["elo"]["score"]
         name = e["name"] if len(e["name"]) <= name_w else e["name"][:name_w - 1] + "…"
         lines.append(f"{e.get('rank_label', str(e['rank'])):>3} {name:<{name_w}} "
-                     f"{'–' if score is None else f'{score:.1%}':>6}  Elo {elo_text(e['elo'])}  "
+                     f"{percent(e['score']):>6}  Elo {elo_text(e['elo'])}  "
                      f"{e['elo']['units']} units"[:width])
     if len(entrants) > top:
         lines.append(f"    … and {len(entrants) - top} more")

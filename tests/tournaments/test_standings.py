@@ -283,3 +283,58 @@ def test_ranks_follow_the_points_and_no_tie_holds_a_dominance(seed):
                 assert not (h["games"] and h["wins"] == h["games"] and e["score"] > f["score"])
             if e["score"] == f["score"]:
                 assert e["rank"] == f["rank"]
+
+
+# ---------------------------------------------------------------------------
+# The live leader lines (report.live_lines / LiveSummary): the standings' order
+
+
+def leader_rows(lines):
+    """(rank label, name, score %) of each leader line."""
+    import re
+
+    rows = []
+    for line in lines:
+        m = re.match(r"\s*(=?\d+) (\S+)\s+(\d+\.\d%|–)\s+Elo ", line)
+        if m:
+            rows.append((m[1], m[2], None if m[3] == "–" else float(m[3][:-1])))
+    return rows
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 40))
+def test_leader_lines_list_the_entrants_in_the_standings_order_with_the_score_they_are_ranked_by(seed, played):
+    # Part of a round robin (as mid-run, deals still missing a seating): the shown score is
+    # points per game, the table's order, so it never goes up down the list.
+    from tournaments.report import live_lines
+
+    rng = random.Random(seed)
+    names = ["a", "b", "c", "d"]
+    games = round_robin(names, 4, lambda a, b, d, k: a if rng.random() < 0.5 else b)
+    rng.shuffle(games)
+    data = compute_standings(names, 2, games[:played]).to_json()
+    rows = leader_rows(live_lines(data, top=4))
+    assert [(label, name) for label, name, _ in rows] == [(e["rank_label"], e["name"]) for e in data["entrants"]]
+    shown = [-1.0 if score is None else score for _, _, score in rows]  # "–": yet to play, last
+    assert shown == sorted(shown, reverse=True)
+    assert shown == [-1.0 if e["score"] is None else round(100 * e["score"], 1) for e in data["entrants"]]
+
+
+async def test_quiet_leader_lines_at_the_end_of_a_run_are_the_final_standings(tmp_path):
+    import io
+
+    from tournaments.report import LiveSummary, PlainProgress
+    from tournaments.runner import run_tournament
+
+    from .helpers import FakePlay
+    from .test_runner import tournament
+
+    t = tournament(tmp_path / "out", names=("bot1", "bot5", "bot3", "bot9", "bot2"))
+    stream = io.StringIO()
+    progress = PlainProgress(stream, live=LiveSummary(t, {}), game=t.game, output=t.output)
+    run = await run_tournament(t, play=FakePlay(), progress=progress)
+    last = stream.getvalue().split("games 40/40")[-1].splitlines()[1:]
+    final = run.standings.to_json()["entrants"]
+    assert [(label, name) for label, name, _ in leader_rows(last)] == [(e["rank_label"], e["name"])
+                                                                       for e in final[:4]]
+    assert last[-1].strip() == "… and 1 more"
