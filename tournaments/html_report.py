@@ -28,7 +28,7 @@ from typing import Any, Literal
 from referee.errors import OutputError
 
 from .durable import write_atomic
-from .figures import elo_interval_text, elo_text, interval, los_text, share, sprt_progress
+from .figures import elo_interval_text, elo_text, interval, los_text, percent, share, sprt_progress
 from .results import GameResult, parse_results
 
 STYLE = """
@@ -289,15 +289,19 @@ def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, ti
     for e in entrants:
         reasons = ", ".join(f"{k} {v}" for k, v in e["forfeits_by_reason"].items()) or "–"
         rows.append([_e(e.get("rank_label", e["rank"])), _e(e["name"]), str(e["games"]),
-                     f"{e['wins']}-{e['draws']}-{e['losses']}", _elo(e["elo"]),
+                     f"{e['wins']}-{e['draws']}-{e['losses']}", percent(e.get("score")), _elo(e["elo"]),
                      los_text(e["elo"]),
                      _pct(e["win_rate"]), _ci(e["score_diff"]),
                      f"{e['rating']['mu']:.1f}±{e['rating']['sigma']:.1f}", _e(reasons)])
     body.append("<h2>Standings</h2>" + _table(
-        ["#", "entrant", "games", "W-D-L", "Elo ±95% [interval]", "LOS", "win rate [95%]", "score diff/deal [95%]",
-         "rating μ±σ", "forfeits"], rows, "standings", raw=True))
-    body.append('<p class="note">Elo from duplicate units (one deal in every seating); (!) fewer than 30 units; '
-                "=N: tied, not told apart at 95%. docs/tournaments.md explains each figure.</p>")
+        ["#", "entrant", "games", "W-D-L", "score", "Elo ±95% [interval]", "LOS", "win rate [95%]",
+         "score diff/deal [95%]", "rating μ±σ", "forfeits"], rows, "standings", raw=True))
+    body.append('<p class="note">score: points per game (win 1, draw ½, loss 0; with three teams the placing '
+                "against each other team), which orders the table; "
+                "Elo from duplicate units (one deal in every seating); (!) fewer than 30 units; "
+                "=N: tied, the results do not tell them apart (neither one ahead of the "
+                "other in every game they both played, nor a duplicate Elo interval that excludes 0). "
+                "docs/tournaments.md explains each figure.</p>")
     body.append("<h2>Elo with 95% interval</h2>" + elo_chart([(e["name"], e["elo"]) for e in entrants]))
     if data["paired"]:
         prow = [[_e(p["a"]), _e(p["b"]), str(p["units"]), _e(distribution_text(p)), _elo(p["elo"]),

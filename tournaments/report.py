@@ -107,7 +107,7 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
     if any(e["elo"]["few_units"] for e in entrants) or any(p["elo"]["few_units"] for p in data["paired"]):
         notes.append(f"{FEW_MARK} fewer than 30 duplicate units: a rough figure, the interval is wide")
     if any(e.get("tied") for e in entrants):
-        notes.append("=N: tied, the duplicate results do not tell them apart at 95%")
+        notes.append("=N: tied, the results do not tell them apart (docs/tournaments.md: Ranks and ties)")
     caption = "; ".join(notes) or None
     main = Table(title=f"{title} ({played} games)", caption=caption, header_style="bold")
     main_columns: list[tuple[str, JustifyMethod]] = [

@@ -74,8 +74,9 @@ def test_the_page_in_a_real_browser(tmp_path):
             assert first.nth(3).inner_text() == f"{new['wins']}-{new['draws']}-{new['losses']}" == "23-0-2"
             e = new["elo"]  # 23 of 25 won: an interval open above, printed as its lower bound, no "inf"
             assert e["hi"] is None and e["lo"] is not None
-            assert first.nth(4).inner_text() == f"{e['elo']:+.0f} ≥{e['lo']:+.0f} [{e['lo']:+.0f}, +∞] (!)"
-            assert first.nth(5).inner_text() == f"{new['elo']['los']:.1%}"
+            assert first.nth(4).inner_text() == f"{new['score']:.1%}" == "92.0%"  # 23 of 25: what orders the table
+            assert first.nth(5).inner_text() == f"{e['elo']:+.0f} ≥{e['lo']:+.0f} [{e['lo']:+.0f}, +∞] (!)"
+            assert first.nth(6).inner_text() == f"{new['elo']['los']:.1%}"
             # the Elo error bars: one per entrant, carrying the standings' numbers
             bars = page.locator("svg.elo-chart g.elo-bar")
             assert bars.count() == 2
