@@ -167,7 +167,7 @@ def positions_chart(positions: Sequence[dict[str, Any]]) -> str:
     return "".join(parts)
 
 
-REPLAYS_AT_RUN_END = 100  # the report a run writes at its end makes replay pages up to this many games
+REPLAYS_AT_RUN_END = 50  # the report a run writes at its end makes replay pages up to this many games (~8 s)
 
 
 def record_path(output: Path, r: GameResult) -> Path:
