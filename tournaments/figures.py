@@ -11,6 +11,8 @@ numbers and ``null``).
 * a share: percentages, with as many decimals as it takes for an interval
   that has width to print with width (``100.0% [99.6%, 100.0%]``, not
   ``100% [100%, 100%]``);
+* LOS: ``57.5%``, and ``>99.9%`` / ``<0.1%`` rather than a rounded
+  certainty;
 * Elo: ``+35 ±20`` (half the interval, fastchess's ±) when both ends are
   finite; ``+35 ≥-20`` / ``-35 ≤+20`` when one end is unbounded; ``+∞ ≥+250``
   for a pairing won in every unit (no finite estimate, a finite lower
@@ -108,4 +110,10 @@ def percent(x: float | None, spec: str = ".1%") -> str:
 
 
 def los_text(e: Mapping[str, Any]) -> str:
-    return percent(e["los"])
+    """The likelihood of superiority; never a rounded 100.0 % or 0.0 %, which would claim certainty."""
+    los = e["los"]
+    if los is not None and los >= 0.9995:
+        return ">99.9%"
+    if los is not None and los <= 0.0005:
+        return "<0.1%"
+    return percent(los)

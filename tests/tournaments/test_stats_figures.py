@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from tournaments.elo import estimate
-from tournaments.figures import elo_interval_text, elo_text, interval, number, share
+from tournaments.figures import elo_interval_text, elo_text, interval, los_text, number, share
 from tournaments.html_report import render
 from tournaments.report import standings_tables
 from tournaments.standings import compute_standings
@@ -73,6 +73,8 @@ def test_elo_at_the_extremes(scores, text, bounds):
 
 def test_elo_of_a_pairing_won_in_every_unit_reads_as_its_lower_bound():
     e = estimate([2.0] * 12, 2).to_json()
+    assert los_text(e) == ">99.9%" and los_text(estimate([0.0] * 12, 2).to_json()) == "<0.1%"
+    assert los_text(estimate([1.0, 1.0], 2).to_json()) == "50.0%"
     assert e["elo"] is None and e["hi"] is None and e["lo"] > 0
     assert elo_text(e) == f"+∞ ≥{e['lo']:+.0f} (!)"
     assert elo_interval_text(e) == f"[{e['lo']:+.0f}, +∞]"
