@@ -200,3 +200,26 @@ def test_a_large_run_links_records_and_says_how_to_make_the_replay_pages(tmp_pat
     assert not (out / "records" / "000000.html").exists()
     assert 'class="replay"' not in page and page.count('class="record"') == 2
     assert "Replay pages: 0 of 2 games." in page and "referee report" in page
+
+
+def test_replay_pages_that_cannot_be_written_leave_the_record_links_and_say_why(tmp_path, monkeypatch):
+    import tournaments.html_report as html_report
+    from referee.errors import OutputError
+
+    out = tmp_path / "out"
+    run_two_games(out)
+    for game in (0, 1):
+        (out / "records" / f"{game:06d}.html").unlink()
+    data = json.loads((out / "standings.json").read_text())
+    real_write = html_report.write_atomic
+
+    def full_disk(path, data):
+        if path.suffix == ".html" and path.parent.name == "records":
+            raise OutputError.of(path, OSError(28, "No space left on device"))
+        real_write(path, data)
+
+    monkeypatch.setattr(html_report, "write_atomic", full_disk)
+    page = write_html_report(out, data, out / "report.html", replays=True).read_text()
+    assert not list((out / "records").glob("*.html"))
+    assert 'class="replay"' not in page and page.count('class="record"') == 2
+    assert "Replay pages: 0 of 2 games." in page and "No space left on device" in page
