@@ -4,9 +4,16 @@ Built from ``standings.json``'s data and the ``results.jsonl`` lines: the
 standings table; each entrant's Elo with its 95 % interval as an error-bar
 chart; for an SPRT the LLR over games played with its two bounds; seat and
 position effects as a chart; how games ended and the faults; every game,
-linked to its HTML replay (``records/NNNNNN.html``) when one exists, else
+linked to its HTML replay (``records/NNNNNN.html``, beside its record) and
 to its record.  Charts are inline SVG with ``data-`` attributes carrying
 their numbers (what the browser test reads).
+
+The replay pages are made here too (``write_replay_pages``, the page
+``referee replay RECORD --html`` writes), once per record: a page newer
+than its record is kept.  One takes about 0.15 s and 0.5 MB, so
+``referee report`` makes every missing one, while the report a run writes
+at its end makes them only for a tournament of at most
+``REPLAYS_AT_RUN_END`` games; above that its page says how to make them.
 """
 
 from __future__ import annotations
@@ -14,10 +21,14 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from referee.errors import OutputError
 
 from .durable import write_atomic
+from .figures import elo_interval_text, elo_text, interval, los_text, percent, share, sprt_progress
 from .results import GameResult, parse_results
 
 STYLE = """
@@ -39,27 +50,18 @@ def _fmt(x: float | None, spec: str = "+.0f") -> str:
     return "–" if x is None else format(x, spec)
 
 
-def _interval(iv: dict[str, Any], spec: str) -> str:
-    """A value with its interval, ``v [lo, hi]`` (just ``v`` without one; ``–`` without a value)."""
-    if iv.get("value") is None:
-        return "–"
-    if iv.get("lo") is None:
-        return format(iv["value"], spec)
-    return f"{iv['value']:{spec}} [{iv['lo']:{spec}}, {iv['hi']:{spec}}]"
-
-
 def _pct(iv: dict[str, Any]) -> str:
-    return _interval(iv, ".0%")
+    return share(iv)
 
 
 def _ci(iv: dict[str, Any]) -> str:
-    return _interval(iv, "+.1f")
+    return interval(iv, "+.1f")
 
 
 def _elo(e: dict[str, Any]) -> str:
-    from .report import elo_interval_text, elo_text  # one formatting of Elo, shared with the terminal
-    return f"{elo_text(e, warn=False)} {elo_interval_text(e)}" + (" <span class=warn>(!)</span>" if e["few_units"]
-                                                                  else "")
+    """Elo as the terminal writes it (``tournaments.figures``), with its interval."""
+    return f"{_e(elo_text(e, warn=False))} {_e(elo_interval_text(e))}" + (
+        " <span class=warn>(!)</span>" if e["few_units"] else "")
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], cls: str, raw: bool = False) -> str:
@@ -103,11 +105,13 @@ def elo_chart(rows: Sequence[tuple[str, dict[str, Any]]], cls: str = "elo-chart"
 
 
 def llr_chart(sprt: dict[str, Any]) -> str:
-    history = [(0, 0.0), *((int(g), float(v)) for g, v in sprt.get("history", []))]
+    """The LLR over complete units with its two bounds; its caption is the text's own
+    (``figures.sprt_progress``), so chart and text say the same units and games."""
+    history = [(0, 0.0), *((int(u), float(v)) for u, v in sprt.get("history", []))]
     lower, upper = sprt["lower"], sprt["upper"]
     top = max([upper, *(v for _, v in history)]) * 1.1
     bottom = min([lower, *(v for _, v in history)]) * 1.1
-    most = max(g for g, _ in history) or 1
+    most = max(sprt["units"], *(u for u, _ in history)) or 1
     width, height, left = 720, 260, 50
 
     def x(g: float) -> float:
@@ -117,7 +121,8 @@ def llr_chart(sprt: dict[str, Any]) -> str:
         return 10 + (top - v) / (top - bottom) * (height - 40)
 
     points = " ".join(f"{x(g):.1f},{y(v):.1f}" for g, v in history)
-    return (f'<svg class="llr-chart" width="{width}" height="{height}" '
+    return (f'<svg class="llr-chart" width="{width}" height="{height}" data-units="{sprt["units"]}" '
+            f'data-games="{sprt["games"]}" '
             f'viewBox="0 0 {width} {height}" role="img">'
             f'<line class="bound upper" data-llr="{upper:.4f}" x1="{left}" y1="{y(upper):.1f}" x2="{width - 15}" '
             f'y2="{y(upper):.1f}"/><text x="{left + 4}" y="{y(upper) - 4:.1f}" font-size="11">H1 {upper:+.2f}</text>'
@@ -125,7 +130,8 @@ def llr_chart(sprt: dict[str, Any]) -> str:
             f'y2="{y(lower):.1f}"/><text x="{left + 4}" y="{y(lower) + 12:.1f}" font-size="11">H0 {lower:+.2f}</text>'
             f'<line class="zero" x1="{left}" y1="{y(0):.1f}" x2="{width - 15}" y2="{y(0):.1f}"/>'
             f'<polyline class="llr" data-points="{len(history)}" points="{points}"/>'
-            f'<text x="{width - 120}" y="{height - 8}" font-size="11">games played: {most}</text></svg>')
+            f'<text class="llr-axis" x="{left}" y="{height - 8}" font-size="11">LLR over complete units, '
+            f'{_e(sprt_progress(sprt))}</text></svg>')
 
 
 def positions_chart(positions: Sequence[dict[str, Any]]) -> str:
@@ -161,22 +167,104 @@ def positions_chart(positions: Sequence[dict[str, Any]]) -> str:
     return "".join(parts)
 
 
-def _games(output: Path, results: Sequence[GameResult], page_dir: Path) -> str:
+REPLAYS_AT_RUN_END = 50  # the report a run writes at its end makes replay pages up to this many games (~8 s)
+
+
+def record_path(output: Path, r: GameResult) -> Path:
+    return output / (r.record or f"records/{r.game_id:06d}.jsonl")
+
+
+def replay_path(output: Path, r: GameResult) -> Path:
+    """A game's HTML replay page: beside its record, ``records/NNNNNN.html``."""
+    return record_path(output, r).with_suffix(".html")
+
+
+@dataclass(slots=True)
+class ReplayPages:
+    """What ``write_replay_pages`` did: pages written, kept (newer than their record), and
+    the games left without one, with why (a record missing or that cannot be replayed)."""
+
+    written: int = 0
+    kept: int = 0
+    without: dict[int, str] = field(default_factory=dict)
+    not_made: int = 0  # games whose page was not attempted (a run's report over REPLAYS_AT_RUN_END games)
+    failed_write: str | None = None  # the first page that could not be written (then no more are tried)
+
+
+def write_replay_pages(output: Path, results: Sequence[GameResult]) -> ReplayPages:
+    """Each game's replay page beside its record, made where missing or older than the record."""
+    from referee.games import GAMES
+    from referee.match.record import RecordError, read_record
+    from referee.replay import rules_version_problem
+    from referee.replay.html import ReplayError, render_html
+
+    done = ReplayPages()
+    for r in sorted(results, key=lambda g: g.game_id):
+        record, page = record_path(output, r), replay_path(output, r)
+        if done.failed_write is not None:
+            done.not_made += 1
+            continue
+        try:
+            record_mtime = record.stat().st_mtime_ns
+        except OSError:
+            done.without[r.game_id] = "no record"
+            continue
+        if page.is_file() and page.stat().st_mtime_ns >= record_mtime:
+            done.kept += 1
+            continue
+        try:
+            rec = read_record(record)
+            if rec.header.game not in GAMES:
+                raise ReplayError(f"unknown game {rec.header.game!r}")
+            if (problem := rules_version_problem(rec.header)) is not None:
+                raise ReplayError(problem)
+            text = render_html(rec)
+        except (RecordError, ReplayError) as exc:
+            done.without[r.game_id] = str(exc)
+            continue
+        try:
+            write_atomic(page, text.encode("utf-8"))
+        except OutputError as exc:  # a full disk or a read-only folder: link the records instead
+            done.failed_write = str(exc)
+            done.not_made += 1
+            continue
+        done.written += 1
+    return done
+
+
+def _games(output: Path, results: Sequence[GameResult], page_dir: Path, replays: ReplayPages | None) -> str:
     from .standings import ending
 
     rows = []
     for r in sorted(results, key=lambda g: g.game_id):
-        record = r.record or f"records/{r.game_id:06d}.jsonl"
-        replay = Path(record).with_suffix(".html")
-        if (output / replay).is_file():
-            link = f'<a class="replay" href="{_e(_href(output / replay, page_dir))}">replay</a>'
-        elif (output / record).is_file():
-            link = f'<a class="record" href="{_e(_href(output / record, page_dir))}">record</a>'
-        else:
-            link = "–"
+        record, replay = record_path(output, r), replay_path(output, r)
+        links = []
+        if replay.is_file():
+            links.append(f'<a class="replay" href="{_e(_href(replay, page_dir))}">replay</a>')
+        if record.is_file():
+            why = replays.without.get(r.game_id) if replays is not None else None
+            title = f' title="no replay page: {_e(why)}"' if why else ""
+            links.append(f'<a class="record" href="{_e(_href(record, page_dir))}"{title}>record</a>')
         scores = " : ".join(f"{_e(t)} {s:g}" for t, s in zip(r.teams, r.scores, strict=False))
-        rows.append([str(r.game_id), f"{r.deal} / {r.arrangement}", scores, _e(ending(r)), link])
+        rows.append([str(r.game_id), f"{r.deal} / {r.arrangement}", scores, _e(ending(r)),
+                     " · ".join(links) or "–"])
     return _table(["game", "deal / seating", "teams and scores", "ended", "view"], rows, "games", raw=True)
+
+
+def _replay_note(output: Path, results: Sequence[GameResult], replays: ReplayPages | None) -> str:
+    """A line above the games: how many have a replay page, and how to make the rest."""
+    have = sum(replay_path(output, r).is_file() for r in results)
+    if not results or have == len(results):
+        return ""
+    parts = [f"Replay pages: {have} of {len(results)} games."]
+    if replays is not None and replays.without:
+        parts.append(f"{len(replays.without)} cannot be replayed (hover over “record” for why).")
+    if replays is not None and replays.failed_write:
+        parts.append(f"Stopped making them: {replays.failed_write}.")
+    if replays is None or replays.not_made:
+        parts.append(f"`referee report {output} --html {output / 'report.html'}` makes the missing ones "
+                     "(about 0.15 s and 0.5 MB a game).")
+    return f'<p class="note replays">{_e(" ".join(parts))}</p>'
 
 
 def _href(target: Path, page_dir: Path) -> str:
@@ -185,7 +273,7 @@ def _href(target: Path, page_dir: Path) -> str:
 
 
 def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, title: str = "Tournament",
-           page_dir: Path | None = None) -> str:
+           page_dir: Path | None = None, replays: ReplayPages | None = None) -> str:
     from .report import distribution_text, sandbox_notes, sprt_lines
 
     entrants = data["entrants"]
@@ -201,19 +289,23 @@ def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, ti
     for e in entrants:
         reasons = ", ".join(f"{k} {v}" for k, v in e["forfeits_by_reason"].items()) or "–"
         rows.append([_e(e.get("rank_label", e["rank"])), _e(e["name"]), str(e["games"]),
-                     f"{e['wins']}-{e['draws']}-{e['losses']}", _elo(e["elo"]),
-                     "–" if e["elo"]["los"] is None else f"{e['elo']['los']:.1%}",
+                     f"{e['wins']}-{e['draws']}-{e['losses']}", percent(e.get("score")), _elo(e["elo"]),
+                     los_text(e["elo"]),
                      _pct(e["win_rate"]), _ci(e["score_diff"]),
                      f"{e['rating']['mu']:.1f}±{e['rating']['sigma']:.1f}", _e(reasons)])
     body.append("<h2>Standings</h2>" + _table(
-        ["#", "entrant", "games", "W-D-L", "Elo ±95% [interval]", "LOS", "win rate [95%]", "score diff/deal [95%]",
-         "rating μ±σ", "forfeits"], rows, "standings", raw=True))
-    body.append('<p class="note">Elo from duplicate units (one deal in every seating); (!) fewer than 30 units; '
-                "=N: tied, not told apart at 95%. docs/tournaments.md explains each figure.</p>")
+        ["#", "entrant", "games", "W-D-L", "score", "Elo ±95% [interval]", "LOS", "win rate [95%]",
+         "score diff/deal [95%]", "rating μ±σ", "forfeits"], rows, "standings", raw=True))
+    body.append('<p class="note">score: points per game (win 1, draw ½, loss 0; with three teams the placing '
+                "against each other team), which orders the table; "
+                "Elo from duplicate units (one deal in every seating); (!) fewer than 30 units; "
+                "=N: tied, the results do not tell them apart (neither one ahead of the "
+                "other in every game they both played, nor a duplicate Elo interval that excludes 0). "
+                "docs/tournaments.md explains each figure.</p>")
     body.append("<h2>Elo with 95% interval</h2>" + elo_chart([(e["name"], e["elo"]) for e in entrants]))
     if data["paired"]:
         prow = [[_e(p["a"]), _e(p["b"]), str(p["units"]), _e(distribution_text(p)), _elo(p["elo"]),
-                 "–" if p["elo"]["los"] is None else f"{p['elo']['los']:.1%}", _ci(p["mean_diff"]),
+                 los_text(p["elo"]), _ci(p["mean_diff"]),
                  str(p["excluded_deals"])] for p in data["paired"]]
         body.append("<h2>Pairings on duplicate deals</h2>" + _table(
             ["A", "B", "units", "pentanomial / unit scores", "Elo (A) ±95%", "LOS", "score diff [95%]",
@@ -233,17 +325,29 @@ def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, ti
             ["game", "entrant", "seat", "reason", "message"],
             [[str(r.game_id), _e(r.fault.entrant), str(r.fault.seat), _e(r.fault.reason), _e(r.fault.message)]
              for r in faulted if r.fault is not None], "faults", raw=True))
-    body.append("<h2>Games</h2>" + _games(output, results, page_dir or output))
+    body.append("<h2>Games</h2>" + _replay_note(output, results, replays)
+                + _games(output, results, page_dir or output, replays))
     return ("<!doctype html><html lang=en><head><meta charset=utf-8>"
             f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n")
 
 
-def write_html_report(output: Path, data: dict[str, Any], path: Path, title: str | None = None) -> Path:
-    """Write the page for the tournament in ``output`` (whose standings are ``data``) to ``path``."""
+def write_html_report(output: Path, data: dict[str, Any], path: Path, title: str | None = None, *,
+                      replays: bool | Literal["run"] = "run") -> Path:
+    """Write the page for the tournament in ``output`` (whose standings are ``data``) to ``path``.
+
+    ``replays``: make the games' replay pages (``True``: every missing one, as ``referee
+    report``; ``"run"``: only for a tournament of at most ``REPLAYS_AT_RUN_END`` games, as
+    at the end of ``referee run``; ``False``: none, link the pages that exist)."""
     results_path = output / "results.jsonl"
     results = list(parse_results(results_path.read_bytes()).results.values()) if results_path.exists() else []
-    page = render(data, results, output.resolve(), title or f"Tournament {output.resolve().name}",
-                  page_dir=path.resolve().parent)
+    folder = output.resolve()
+    made: ReplayPages | None = None
+    if replays is True or (replays == "run" and len(results) <= REPLAYS_AT_RUN_END):
+        made = write_replay_pages(folder, results)
+    elif replays == "run":
+        made = ReplayPages(not_made=len(results))
+    page = render(data, results, folder, title or f"Tournament {output.resolve().name}",
+                  page_dir=path.resolve().parent, replays=made)
     write_atomic(path, page.encode("utf-8"))
     return path
 

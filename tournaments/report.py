@@ -29,6 +29,17 @@ from rich.table import Table
 from rich.text import Text
 
 from .config import describe_overrides
+from .figures import (
+    FEW_MARK,
+    elo_interval_text,
+    elo_text,
+    interval,
+    los_text,
+    number,
+    percent,
+    share,
+    sprt_progress,
+)
 from .html_report import write_html_report
 from .results import GameResult, game_fault_line
 from .sprt import SprtRun
@@ -42,23 +53,20 @@ __all__ = ["LiveSummary", "PlainProgress", "RichProgress", "print_decision_times
 
 
 def _num(x: float | None, fmt: str = "{:+.1f}") -> str:
-    return "–" if x is None else fmt.format(x)
+    return number(x, _spec(fmt))
+
+
+def _spec(fmt: str) -> str:
+    """``{:+.1f}`` -> ``+.1f``."""
+    return fmt.removeprefix("{:").removesuffix("}")
 
 
 def _ci(iv: dict[str, float | None], fmt: str) -> str:
-    if iv["value"] is None:
-        return "–"
-    if iv["lo"] is None:
-        return fmt.format(iv["value"])
-    return f"{fmt.format(iv['value'])} [{fmt.format(iv['lo'])}, {fmt.format(iv['hi'])}]"
+    return interval(iv, _spec(fmt))
 
 
 def _pct(iv: dict[str, float | None]) -> str:
-    if iv["value"] is None:
-        return "–"
-    if iv["lo"] is None or iv["hi"] is None:
-        return f"{iv['value']:.0%}"
-    return f"{iv['value']:.0%} [{iv['lo']:.0%}, {iv['hi']:.0%}]"
+    return share(iv)
 
 
 def sandbox_notes(sandbox: dict[str, Any] | None) -> list[str]:
@@ -74,36 +82,6 @@ def sandbox_notes(sandbox: dict[str, Any] | None) -> list[str]:
     return notes
 
 
-FEW_MARK = "(!)"
-
-
-def elo_text(e: dict[str, Any], *, warn: bool = True) -> str:
-    """``+35 ±20`` (half the 95 % interval, fastchess's ±), ``±∞`` when unbounded; ``(!)`` under 30 units."""
-    if e["units"] == 0 or e["score"] is None:
-        return "–"
-    if e["score"] >= 1 or e["score"] <= 0:
-        value = "+inf" if e["score"] >= 1 else "-inf"
-    else:
-        value = "+0" if abs(e["elo"]) < 0.5 else f"{e['elo']:+.0f}"
-    if e["bounded"] and e["lo"] is not None and e["hi"] is not None:
-        spread = f" ±{(e['hi'] - e['lo']) / 2:.0f}"
-    else:
-        spread = " ±∞"
-    return value + spread + (f" {FEW_MARK}" if warn and e["few_units"] else "")
-
-
-def elo_interval_text(e: dict[str, Any]) -> str:
-    if not e["bounded"]:
-        return "[–∞, +∞]" if e["units"] else "–"
-    lo = "–∞" if e["lo"] is None else f"{e['lo']:+.0f}"
-    hi = "+∞" if e["hi"] is None else f"{e['hi']:+.0f}"
-    return f"[{lo}, {hi}]"
-
-
-def los_text(e: dict[str, Any]) -> str:
-    return "–" if e["los"] is None else f"{e['los']:.1%}"
-
-
 def distribution_text(p: dict[str, Any]) -> str:
     """The pentanomial as LL-LD-DD/WL-WD-WW (Schmier: A's unit scores 0 … 6 as counts)."""
     if p.get("pentanomial") is not None:
@@ -115,8 +93,8 @@ def sprt_lines(sprt: dict[str, Any]) -> list[str]:
     return [
         f"SPRT {sprt['a']} vs {sprt['b']}: H0 elo {sprt['elo0']:g}, H1 elo {sprt['elo1']:g} (normalised), "
         f"alpha {sprt['alpha']:g}, beta {sprt['beta']:g}",
-        f"LLR {sprt['llr']:+.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}] after {sprt['units']} units "
-        f"({sprt['games']} games played): {sprt['verdict']}",
+        f"LLR {sprt['llr']:+.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}] {sprt_progress(sprt)}: "
+        f"{sprt['verdict']}",
     ]
 
 
@@ -129,7 +107,7 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
     if any(e["elo"]["few_units"] for e in entrants) or any(p["elo"]["few_units"] for p in data["paired"]):
         notes.append(f"{FEW_MARK} fewer than 30 duplicate units: a rough figure, the interval is wide")
     if any(e.get("tied") for e in entrants):
-        notes.append("=N: tied, the duplicate results do not tell them apart at 95%")
+        notes.append("=N: tied, the results do not tell them apart (docs/tournaments.md: Ranks and ties)")
     caption = "; ".join(notes) or None
     main = Table(title=f"{title} ({played} games)", caption=caption, header_style="bold")
     main_columns: list[tuple[str, JustifyMethod]] = [
@@ -233,7 +211,8 @@ def print_decision_times(times: Mapping[str, tuple[int, float, float]], data: di
 
 
 def live_lines(data: dict[str, Any], width: int = 80, top: int = 4) -> list[str]:
-    """A few lines for under the progress bar: the leaders with score and Elo, and the SPRT."""
+    """A few lines for under the progress bar: the leaders in the standings' order, each
+    with its rank, its score (points per game, what the order is by) and Elo; and the SPRT."""
     lines = []
     if sprt := data.get("sprt"):
         verdict = sprt["decision"] and f"{sprt['decision']} accepted" or "running"
@@ -242,10 +221,9 @@ def live_lines(data: dict[str, Any], width: int = 80, top: int = 4) -> list[str]
     entrants = data["entrants"]
     name_w = min(max((len(e["name"]) for e in entrants[:top]), default=4), width - 44)
     for e in entrants[:top]:
-        score = e["elo"]["score"]
         name = e["name"] if len(e["name"]) <= name_w else e["name"][:name_w - 1] + "…"
         lines.append(f"{e.get('rank_label', str(e['rank'])):>3} {name:<{name_w}} "
-                     f"{'–' if score is None else f'{score:.1%}':>6}  Elo {elo_text(e['elo'])}  "
+                     f"{percent(e['score']):>6}  Elo {elo_text(e['elo'])}  "
                      f"{e['elo']['units']} units"[:width])
     if len(entrants) > top:
         lines.append(f"    … and {len(entrants) - top} more")

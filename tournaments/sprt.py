@@ -266,6 +266,7 @@ class SprtRun:
                       len(results), self.max_games)
 
     def history(self, results: Iterable[GameResult]) -> list[tuple[int, float]]:
-        """(games, LLR) along the run, for the report's chart."""
-        return [(units * self.games_per_unit, value)
-                for units, value in llr_history(self.spec, self.unit_scores(results), self.games_per_unit)]
+        """(complete units, LLR) along the run, for the report's chart: the LLR is a function
+        of the complete units, so they, not the games played, are its axis (the games of an
+        unfinished unit count in ``SprtStatus.games`` and in no LLR)."""
+        return llr_history(self.spec, self.unit_scores(results), self.games_per_unit)

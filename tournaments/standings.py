@@ -17,6 +17,9 @@ A **duplicate unit** is one deal of a pairing once every seating of it has
 been played (2 games for two teams, 6 for Schmier); games of a deal still
 missing a seating count in W-D-L and ratings but in no unit statistic.
 
+* points: per game, the entrant's placing against each other team (ahead
+  1, level ½, behind 0) averaged over them (two teams: win 1, draw ½, loss
+  0); its **score**, points per game, orders the table;
 * win rate: wins / games, with a 95 % Wilson interval;
 * Elo ± and LOS (``tournaments.elo``): from the unit scores, per pairing
   and per entrant (its units against every opponent); a unit with a forfeit
@@ -27,10 +30,15 @@ missing a seating count in W-D-L and ratings but in no unit statistic.
   unit, not the game, is the independent draw: its games share the cards);
 * rating: openskill's Plackett–Luce model (one "player" per team, since an
   entrant fills a whole team) fed the placing as ranks;
-  ``ordinal = mu - 3 sigma`` orders the table;
-* rank ties: next to each other in that order, two entrants share a rank
-  (printed ``=1``) unless their duplicate Elo interval against each other
-  excludes 0 (entrants that never met: unless their Elo intervals are apart);
+  ``ordinal = mu - 3 sigma`` orders entrants of equal score;
+* ranks and ties: going down the table, an entrant shares the rank of the
+  group above it (printed ``=1``) unless the results tell it apart from a
+  member of that group.  Two entrants are told apart when their scores
+  differ and either the upper one was placed ahead of the lower one in every
+  game they both played (a dominance: a bot that lost every game never
+  shares a rank with the bots that beat it), or their duplicate Elo interval
+  against each other excludes 0 (never met on a complete deal: their Elo
+  intervals against the field are apart).  Equal scores always tie;
 * head to head: for each pair of entrants, the games they both played, won
   by the one placed ahead of the other;
 * paired (duplicate) comparison: for each pair in a pairing, per unit, A's
@@ -40,8 +48,10 @@ missing a seating count in W-D-L and ratings but in no unit statistic.
   difference of team t (and of the first dealer's team, and of the team of
   the first to act, left of the dealer), averaged over the unit's games: each
   entrant sat in each place equally often on the same cards, so skill
-  cancels and what is left is the place's own advantage; t-intervals over
-  the units;
+  cancels and what is left is the place's own advantage; over the units,
+  a Wilson interval for the share (a mean of values in [0, 1]: always
+  inside 0–100 % and of some width) and a t-interval for the score
+  difference;
 * how games ended: games by outcome reason (``all_deals_played``,
   ``max_deals`` …), aborted ones as ``aborted: REASON``, forfeits as
   ``forfeit: FAULT``.
@@ -100,6 +110,13 @@ def versus_points(result: GameResult, a: str, b: str) -> float:
     ranks = placing(result)
     ra, rb = ranks[result.teams.index(a)], ranks[result.teams.index(b)]
     return 1.0 if ra < rb else 0.0 if ra > rb else 0.5
+
+
+def game_points(result: GameResult, name: str) -> float:
+    """An entrant's points for one game: its placing against each other team (ahead 1,
+    level ½, behind 0), averaged over them.  With two teams: win 1, draw ½, loss 0."""
+    others = [b for b in result.teams if b != name]
+    return math.fsum(versus_points(result, name, b) for b in others) / len(others) if others else 0.5
 
 
 def score_differences(result: GameResult) -> list[float]:
@@ -190,6 +207,7 @@ class EntrantStanding:
     endings: Counter[str] = field(default_factory=Counter)  # its games, by how they ended
     score_diffs: list[float] = field(default_factory=list)  # per unit without a forfeit
     units: list[float] = field(default_factory=list)  # unit scores against each opponent met
+    points: float = 0.0  # per game, its placing against each other team, averaged (see ``game_points``)
     mu: float = 0.0
     sigma: float = 0.0
     rank: int = 0
@@ -198,6 +216,11 @@ class EntrantStanding:
     @property
     def ordinal(self) -> float:
         return self.mu - 3.0 * self.sigma
+
+    @property
+    def score(self) -> float | None:
+        """Points per game (``game_points``): what the table is ordered by."""
+        return round(self.points / self.record.games, 9) if self.record.games else None
 
     @property
     def win_rate(self) -> Interval:
@@ -223,6 +246,8 @@ class EntrantStanding:
             "forfeits_by_reason": dict(sorted(self.forfeits.items())),
             "opponent_forfeits": self.opponent_forfeits,
             "endings": dict(sorted(self.endings.items())),
+            "points": round(self.points, 9),
+            "score": self.score,
             "win_rate": self.win_rate.to_json(),
             "score_diff": {**self.score_diff.to_json(), "units": len(self.score_diffs),
                            "games": len(self.score_diffs)},
@@ -276,8 +301,14 @@ class PositionEffect:
     shares: tuple[float, ...]  # per unit
     diffs: tuple[float, ...]  # per unit without a forfeit
 
+    @property
+    def win_share(self) -> Interval:
+        """The mean share over units, with a 95 % Wilson interval over the units (a unit's
+        share lies in [0, 1], so its variance is at most a win/loss's: conservative)."""
+        return wilson(math.fsum(self.shares), len(self.shares))
+
     def to_json(self) -> dict[str, Any]:
-        share = mean_ci(self.shares)
+        share = self.win_share
         return {"place": self.place, "units": len(self.shares), "fair_share": round(self.fair_share, 9),
                 "win_share": share.to_json(),
                 "advantage": Interval(*(None if x is None else x - self.fair_share
@@ -370,6 +401,7 @@ def compute_standings(
         for team, name in enumerate(r.teams):
             row = rows[name]
             row.record.add(points[team])
+            row.points += game_points(r, name)
             row.endings[ending(r)] += 1
             if r.status == "aborted":
                 row.aborted += 1
@@ -401,8 +433,9 @@ def compute_standings(
 
     for name, row in rows.items():
         row.mu, row.sigma = ratings[name].mu, ratings[name].sigma
-    ranked = sorted(rows.values(), key=lambda e: (-round(e.ordinal, 9), -e.record.wins, names.index(e.name)))
-    _rank(ranked, {(p.a, p.b): p for p in paired})
+    ranked = sorted(rows.values(), key=lambda e: (-(-1.0 if e.score is None else e.score), -round(e.ordinal, 9),
+                                                  -e.record.wins, names.index(e.name)))
+    _rank(ranked, {frozenset((p.a, p.b)): p for p in paired}, h2h)
 
     return Standings(
         entrants=ranked,
@@ -417,25 +450,52 @@ def compute_standings(
     )
 
 
-def _separated(upper: EntrantStanding, lower: EntrantStanding, paired: dict[tuple[str, str], PairedComparison]) -> bool:
-    """Do the results tell these two apart (at 95 %)?"""
-    for (a, b), p in paired.items():
-        if {a, b} == {upper.name, lower.name}:
-            e = p.elo
-            return e.bounded and ((e.lo is not None and e.lo > 0) or (e.hi is not None and e.hi < 0))
-    eu, el = upper.elo, lower.elo  # never met: compare their intervals against the field
+def _separated(upper: EntrantStanding, lower: EntrantStanding, paired: dict[frozenset[str], PairedComparison],
+               h2h: dict[str, dict[str, Record]]) -> bool:
+    """Do the results tell ``upper`` (at least as many points per game) from ``lower``?
+    See *Ranks and ties* in docs/tournaments.md."""
+    if upper.score is None or lower.score is None:
+        return upper.score is not None  # an entrant yet to play is below every one that has
+    if upper.score == lower.score:
+        return False  # the same points per game: nothing to order them by
+    met = h2h[upper.name][lower.name]
+    if met.games and met.wins == met.games:
+        return True  # ahead of it in every game they both played, and more points: a dominance
+    if (p := paired.get(frozenset((upper.name, lower.name)))) is not None:
+        e = p.elo  # their duplicate Elo interval against each other excludes 0
+        return e.bounded and ((e.lo is not None and e.lo > 0) or (e.hi is not None and e.hi < 0))
+    eu, el = upper.elo, lower.elo  # never met on a complete deal: their intervals against the field are apart
     if not (eu.bounded and el.bounded) or eu.lo is None or el.hi is None:
         return False
     return eu.lo > el.hi
 
 
-def _rank(ranked: list[EntrantStanding], paired: dict[tuple[str, str], PairedComparison]) -> None:
-    for i, row in enumerate(ranked):
-        if i and not _separated(ranked[i - 1], row, paired):
-            row.rank = ranked[i - 1].rank
-            row.tied = ranked[i - 1].tied = True
+def _rank(ranked: list[EntrantStanding], paired: dict[frozenset[str], PairedComparison],
+          h2h: dict[str, dict[str, Record]]) -> None:
+    """Ranks in the table's order.  Entrants with the same score form a block (they always
+    share a rank); going down, a block joins the group above it only when the results tell
+    none of its members apart from any of that group's (so a tie never joins two entrants
+    that are told apart, as a chain of neighbours would); otherwise it starts a new rank."""
+    blocks: list[list[EntrantStanding]] = []
+    for row in ranked:
+        if blocks and blocks[-1][0].score == row.score:
+            blocks[-1].append(row)
         else:
-            row.rank = i + 1
+            blocks.append([row])
+    group: list[EntrantStanding] = []
+    position = 1
+    for block in blocks:
+        if group and not any(_separated(g, row, paired, h2h) for g in group for row in block):
+            rank = group[0].rank
+            group.extend(block)
+        else:
+            rank = position
+            group = list(block)
+        for row in block:
+            row.rank = rank
+        for row in group:
+            row.tied = len(group) > 1
+        position += len(block)
 
 
 def paired_comparisons(names: Sequence[str], num_teams: int, units: Sequence[Unit]) -> list[PairedComparison]:

@@ -24,7 +24,7 @@ CSV_COLUMNS = [
     "rank", "name", "games", "wins", "draws", "losses", "aborted", "forfeits", "forfeits_by_reason",
     "opponent_forfeits", "win_rate", "win_rate_lo", "win_rate_hi", "score_diff", "score_diff_lo",
     "score_diff_hi", "score_diff_games", "mu", "sigma", "rating",
-    "rank_label", "units", "elo", "elo_lo", "elo_hi", "los", "nelo",
+    "rank_label", "units", "elo", "elo_lo", "elo_hi", "los", "nelo", "points", "score",
 ]
 
 
@@ -87,7 +87,7 @@ def standings_csv(data: dict[str, Any]) -> str:
             _csv(sd["value"]), _csv(sd["lo"]), _csv(sd["hi"]), sd["games"],
             _csv(rt["mu"]), _csv(rt["sigma"]), _csv(rt["ordinal"]),
             e["rank_label"], e["elo"]["units"], _csv(e["elo"]["elo"]), _csv(e["elo"]["lo"]), _csv(e["elo"]["hi"]),
-            _csv(e["elo"]["los"]), _csv(e["elo"]["nelo"]),
+            _csv(e["elo"]["los"]), _csv(e["elo"]["nelo"]), _csv(e["points"]), _csv(e["score"]),
         ])
     return buf.getvalue()
 

@@ -1,6 +1,9 @@
 """Confidence intervals with the standard library only (no scipy).
 
-``wilson`` is the Wilson score interval of a binomial proportion;
+``wilson`` is the Wilson score interval of a binomial proportion (also
+used for a mean of values in [0, 1], whose variance is at most that of a
+win/loss with the same mean: the interval is then conservative, never
+outside [0, 1] and never of zero width);
 ``mean_ci`` the Student-t interval of a mean, with the t quantile computed
 from the regularized incomplete beta function (Numerical Recipes' continued
 fraction, Lentz's method) and inverted by bisection.
@@ -38,7 +41,7 @@ def wilson(successes: float, n: int, z: float = Z95) -> Interval:
     """Wilson score interval for ``successes`` out of ``n`` trials."""
     if n <= 0:
         return Interval(None, None, None)
-    p = successes / n
+    p = min(1.0, max(0.0, successes / n))  # a sum of fractions can land an ulp outside
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
@@ -47,14 +50,20 @@ def wilson(successes: float, n: int, z: float = Z95) -> Interval:
 
 
 def mean_ci(values: Sequence[float], level: float = 0.95) -> Interval:
-    """Mean with its Student-t confidence interval (none for fewer than 2 values)."""
+    """Mean with its Student-t confidence interval.
+
+    None for fewer than 2 values, and none when every value is the same: the
+    sample then shows no spread to measure, and an interval of zero width
+    would claim a certainty it does not have (the figures print ``v [–]``)."""
     n = len(values)
     if n == 0:
         return Interval(None, None, None)
+    if min(values) == max(values):  # one value, or all the same
+        return Interval(values[0], None, None)
     mean = math.fsum(values) / n
-    if n == 1:
-        return Interval(mean, None, None)
     var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    if var <= 0.0:  # a spread below what a float can square
+        return Interval(mean, None, None)
     half = t_quantile(0.5 + level / 2, n - 1) * math.sqrt(var / n)
     return Interval(mean, mean - half, mean + half)
 

@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
         if not isinstance(data, dict) or "entrants" not in data:
             raise UserError(f"{json_path}: not a standings file")
         try:
-            path = write_html_report(output, data, html)
+            path = write_html_report(output, data, html, replays=True)  # every game's replay page, once
         except OSError as exc:
             raise UserError(f"cannot write {html}: {exc.strerror or exc}") from None
         typer.echo(f"report: {path.resolve().as_uri()}")

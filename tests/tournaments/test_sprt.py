@@ -263,4 +263,7 @@ def test_live_lines_fit_80_columns_without_cutting_names():
     lines = live_lines(data)
     assert all(len(line) <= 80 for line in lines)
     assert lines[0].startswith("SPRT LLR ") and "[-2.94, 2.94] 20 units: running" in lines[0]
-    assert "heuristic-version-two" in lines[1] and "Elo +inf ±∞" in lines[1] and "20 units" in lines[1]
+    # won every unit: no finite Elo, a finite lower bound; one notation for infinity
+    assert "heuristic-version-two" in lines[1] and "Elo +∞ ≥+" in lines[1] and "20 units" in lines[1]
+    assert lines[1].lstrip().startswith("1 ") and lines[2].lstrip().startswith("2 heuristic ")
+    assert "Elo -∞ ≤-" in lines[2] and "inf" not in "".join(lines)

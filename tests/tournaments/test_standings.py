@@ -169,3 +169,172 @@ def test_decision_times_are_kept_per_entrant_and_out_of_standings_json():
     without = compute_standings(["a", "b"], 2, [replace(one, times=None), replace(two, times=None)]).to_json()
     assert with_times == without
     assert GameResult.from_json(one.to_json()) == one
+
+
+# ---------------------------------------------------------------------------
+# Ranks and ties (docs/tournaments.md, "Ranks and ties")
+
+
+def round_robin(names, deals, winner):
+    """Every pairing of ``names`` on ``deals`` duplicate deals, both seatings; ``winner(a, b, deal,
+    arrangement)`` names the game's winner."""
+    import itertools
+
+    games = []
+    for a, b in itertools.combinations(names, 2):
+        for deal in range(deals):
+            for arrangement, teams in enumerate(((a, b), (b, a))):
+                w = winner(a, b, deal, arrangement)
+                scores = (30, 10) if teams[0] == w else (10, 30)
+                games.append(result(len(games), teams, scores, deal=deal, arrangement=arrangement, pairing=(a, b)))
+    return games
+
+
+def labels(data):
+    return [(e["name"], e["rank_label"]) for e in data["entrants"]]
+
+
+def test_a_bot_that_lost_all_12_of_its_games_does_not_share_a_rank_with_the_bots_that_beat_it():
+    # Four entrants, 2 deals per pairing: 12 games each.  "crashes" loses every game; the other
+    # three win one seating of each deal against each other (6-0-6 apiece against the rest).
+    def winner(a, b, deal, arrangement):
+        if "crashes" in (a, b):
+            return a if b == "crashes" else b
+        return (a, b)[arrangement]
+
+    names = ["crashes", "p", "q", "r"]
+    data = compute_standings(names, 2, round_robin(names, 2, winner)).to_json()
+    crashes = data["entrants"][-1]
+    assert crashes["name"] == "crashes" and (crashes["games"], crashes["losses"]) == (12, 12)
+    assert crashes["rank_label"] == "4" and crashes["tied"] is False
+    # the three that beat it cannot be told apart: they share first place
+    assert sorted(labels(data)[:3]) == [("p", "=1"), ("q", "=1"), ("r", "=1")]
+    # the order is by points per game, which the table's score shows
+    assert [e["points"] for e in data["entrants"]] == [8.0, 8.0, 8.0, 0.0]
+    assert [e["score"] for e in data["entrants"]] == [pytest.approx(8 / 12)] * 3 + [0.0]
+
+
+def test_zero_of_twelve_against_a_single_opponent_and_a_single_game():
+    data = compute_standings(["a", "b"], 2, round_robin(["a", "b"], 6, lambda a, b, d, k: b)).to_json()
+    assert labels(data) == [("b", "1"), ("a", "2")]
+    one = compute_standings(["a", "b"], 2, [result(0, ("a", "b"), (10, 30), pairing=("a", "b"))]).to_json()
+    assert labels(one) == [("b", "1"), ("a", "2")]  # beaten in the only game they played
+
+
+def test_equal_results_tie_and_unseparated_neighbours_tie():
+    even = compute_standings(["a", "b"], 2, round_robin(["a", "b"], 4, lambda a, b, d, k: (a, b)[k])).to_json()
+    assert sorted(labels(even)) == [("a", "=1"), ("b", "=1")]
+    # a wins 5 of 8 games (b wins the first seating of deals 0-2): ahead, but not told apart on 4 units
+    close = compute_standings(["a", "b"], 2, round_robin(
+        ["a", "b"], 4, lambda a, b, d, k: b if k == 0 and d < 3 else a)).to_json()
+    assert [e["name"] for e in close["entrants"]] == ["a", "b"] and labels(close) == [("a", "=1"), ("b", "=1")]
+
+
+def test_a_tie_never_joins_two_entrants_the_results_tell_apart():
+    # a beats b in 3 of 4 games, b beats c in 3 of 4, but a beats c in all 4: a ~ b and b ~ c,
+    # yet a and c are told apart, so they cannot share a rank through b.
+    def winner(x, y, deal, arrangement):
+        pair = {x, y}
+        if pair == {"a", "c"}:
+            return "a"
+        top = "a" if pair == {"a", "b"} else "b"
+        other = (pair - {top}).pop()
+        return other if (deal, arrangement) == (0, 0) else top
+
+    data = compute_standings(["a", "b", "c"], 2, round_robin(["a", "b", "c"], 2, winner)).to_json()
+    by_label: dict[str, list[str]] = {}
+    for name, label in labels(data):
+        by_label.setdefault(label, []).append(name)
+    assert not any({"a", "c"} <= set(group) for group in by_label.values())
+    assert [e["name"] for e in data["entrants"]] == ["a", "b", "c"]
+
+
+def test_schmier_points_count_the_placing_among_the_losers():
+    import itertools
+
+    names = ("a", "b", "c")
+    points = {"a": 60, "b": 40, "c": 20}
+    games = [result(i, teams, tuple(points[t] for t in teams), deal=0, arrangement=i, pairing=names)
+             for i, teams in enumerate(itertools.permutations(names))]
+    data = compute_standings(list(names), 3, games).to_json()
+    assert [(e["name"], e["score"], e["rank_label"]) for e in data["entrants"]] == [
+        ("a", 1.0, "1"), ("b", 0.5, "2"), ("c", 0.0, "3")]  # b was second every time: ahead of c
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32))
+def test_ranks_follow_the_points_and_no_tie_holds_a_dominance(seed):
+    rng = random.Random(seed)
+    names = ["a", "b", "c", "d"]
+    strength = {n: rng.random() for n in names}
+    games = round_robin(names, rng.randint(1, 4),
+                        lambda a, b, d, k: a if rng.random() < strength[a] / (strength[a] + strength[b] + 1e-9) else b)
+    data = compute_standings(names, 2, games).to_json()
+    entrants = data["entrants"]
+    scores = [e["score"] for e in entrants]
+    assert scores == sorted(scores, reverse=True)
+    ranks = [e["rank"] for e in entrants]
+    assert ranks == sorted(ranks) and ranks[0] == 1
+    for i, e in enumerate(entrants):
+        assert e["rank"] == i + 1 or e["tied"]
+        for f in entrants[i + 1:]:
+            h = data["head_to_head"][e["name"]][f["name"]]
+            if e["rank"] == f["rank"]:  # tied: never when one beat the other in every game and scored more
+                assert not (h["games"] and h["wins"] == h["games"] and e["score"] > f["score"])
+            if e["score"] == f["score"]:
+                assert e["rank"] == f["rank"]
+
+
+# ---------------------------------------------------------------------------
+# The live leader lines (report.live_lines / LiveSummary): the standings' order
+
+
+def leader_rows(lines):
+    """(rank label, name, score %) of each leader line."""
+    import re
+
+    rows = []
+    for line in lines:
+        m = re.match(r"\s*(=?\d+) (\S+)\s+(\d+\.\d%|–)\s+Elo ", line)
+        if m:
+            rows.append((m[1], m[2], None if m[3] == "–" else float(m[3][:-1])))
+    return rows
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 40))
+def test_leader_lines_list_the_entrants_in_the_standings_order_with_the_score_they_are_ranked_by(seed, played):
+    # Part of a round robin (as mid-run, deals still missing a seating): the shown score is
+    # points per game, the table's order, so it never goes up down the list.
+    from tournaments.report import live_lines
+
+    rng = random.Random(seed)
+    names = ["a", "b", "c", "d"]
+    games = round_robin(names, 4, lambda a, b, d, k: a if rng.random() < 0.5 else b)
+    rng.shuffle(games)
+    data = compute_standings(names, 2, games[:played]).to_json()
+    rows = leader_rows(live_lines(data, top=4))
+    assert [(label, name) for label, name, _ in rows] == [(e["rank_label"], e["name"]) for e in data["entrants"]]
+    shown = [-1.0 if score is None else score for _, _, score in rows]  # "–": yet to play, last
+    assert shown == sorted(shown, reverse=True)
+    assert shown == [-1.0 if e["score"] is None else round(100 * e["score"], 1) for e in data["entrants"]]
+
+
+async def test_quiet_leader_lines_at_the_end_of_a_run_are_the_final_standings(tmp_path):
+    import io
+
+    from tournaments.report import LiveSummary, PlainProgress
+    from tournaments.runner import run_tournament
+
+    from .helpers import FakePlay
+    from .test_runner import tournament
+
+    t = tournament(tmp_path / "out", names=("bot1", "bot5", "bot3", "bot9", "bot2"))
+    stream = io.StringIO()
+    progress = PlainProgress(stream, live=LiveSummary(t, {}), game=t.game, output=t.output)
+    run = await run_tournament(t, play=FakePlay(), progress=progress)
+    last = stream.getvalue().split("games 40/40")[-1].splitlines()[1:]
+    final = run.standings.to_json()["entrants"]
+    assert [(label, name) for label, name, _ in leader_rows(last)] == [(e["rank_label"], e["name"])
+                                                                       for e in final[:4]]
+    assert last[-1].strip() == "… and 1 more"

@@ -48,6 +48,12 @@ def test_wilson_interval_is_inside_zero_one_and_holds_the_estimate(k, n):
 
 
 @given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=50))
-def test_mean_ci_contains_the_mean(values):
+def test_mean_ci_contains_the_mean_and_has_width_or_is_none(values):
     iv = mean_ci(values)
-    assert iv.lo <= iv.value + 1e-6 and iv.value <= iv.hi + 1e-6
+    if len(set(values)) == 1:  # no spread to measure: no interval rather than one of zero width
+        assert iv.value == values[0] and iv.lo is None and iv.hi is None
+    elif iv.lo is None:  # a spread too small for a float's square (1e-300 apart): none either
+        assert max(values) - min(values) < 1e-150 and iv.hi is None
+    else:
+        assert iv.lo <= iv.value + 1e-6 and iv.value <= iv.hi + 1e-6
+        assert iv.lo < iv.hi

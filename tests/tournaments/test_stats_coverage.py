@@ -40,9 +40,10 @@ def coverage(deals: int, luck: float, noise: float, seed: int) -> tuple[float, f
         [p] = paired_comparisons(["a", "b"], 2, units)
         elo += p.elo.contains(0.0)
         iv = p.to_json()["mean_diff"]
-        diff += iv["lo"] <= 0 <= iv["hi"]
+        # No interval (units all alike: no spread to measure) claims nothing, so it covers nothing.
+        diff += iv["lo"] is not None and iv["lo"] <= 0 <= iv["hi"]
         e = mean_ci([u.score_diff("a") for u in units])
-        entrant += e.lo <= 0 <= e.hi
+        entrant += e.lo is not None and e.lo <= 0 <= e.hi
     return elo / RUNS, diff / RUNS, entrant / RUNS
 
 
@@ -96,3 +97,32 @@ def test_too_few_units_and_degenerate_samples():
     assert estimate([0.0, 0.0], 2).contains(0.0)
     e = estimate([2.0, 1.0, 1.0, 0.0, 2.0, 1.0], 2)
     assert e.bounded and e.lo < e.elo < e.hi and 0.5 < e.los < 1
+
+
+def seat_share_coverage(deals: int, luck: float, seed: int) -> tuple[float, float, int]:
+    """Fractions of runs of identical bots (no seat advantage: team 0's true share is ½) whose
+    team-0 win share interval (the standings' Wilson one, and a t-interval over the same
+    units) contains ½; and how many Wilson intervals left 0–100 % or had no width."""
+    from tournaments.standings import position_effects
+
+    rng = random.Random(seed)
+    wilson_hits = t_hits = bad = 0
+    for _ in range(RUNS):
+        units = complete_units(2, identical_bots(rng, deals, luck, 15))
+        [team0] = position_effects(2, units, None)
+        w = team0.win_share
+        wilson_hits += w.lo <= 0.5 <= w.hi
+        bad += not (0.0 <= w.lo < w.hi <= 1.0)
+        t = mean_ci(team0.shares)
+        t_hits += t.lo is not None and t.lo <= 0.5 <= t.hi
+    return wilson_hits / RUNS, t_hits / RUNS, bad
+
+
+@pytest.mark.parametrize("deals", [2, 5, 10, 30])
+@pytest.mark.parametrize("luck", [0, 40])
+def test_seat_share_intervals_cover_at_least_95_percent_and_stay_inside_0_100(deals, luck):
+    wilson_cover, t_cover, bad = seat_share_coverage(deals, luck, seed=200 + deals + luck)
+    assert bad == 0
+    assert wilson_cover >= 0.95  # conservative: a unit's share has at most a win/loss's spread
+    if deals == 2:
+        assert t_cover < 0.85  # the t-interval it replaced: too rare on 2 units (and past 0-100 %)
