@@ -291,7 +291,7 @@ def register(app: typer.Typer) -> None:
             sandbox=sandbox.value if sandbox is not None else None,
             sprt=sprt, max_games=max_games, sprt_reference=sprt_reference,
         )
-        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
         isolation = describe_isolation(resolve_sandbox(t.limits.sandbox))
         if t.network_entrants:
             err.print(f"warning: network allowed for {', '.join(t.network_entrants)} (network = true): "

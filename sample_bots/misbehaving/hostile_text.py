@@ -29,7 +29,7 @@ HTML = "<script>window.__hostile=1</script><img src=x onerror=\"window.__hostile
 PAYLOAD = "HOSTILE " + OSC52 + TITLE + CSI + CSI8 + BEL + BIDI + MARKUP + HTML
 
 # The protocol caps a name at 200 characters: the name carries one of each kind.
-NAME_PAYLOAD = ("HOSTILE-NAME " + TITLE + "\x1b[31m" + "\u009b2J" + BEL + "\u202eEMAN\u202c[bold red]HOSTILE-MARKUP[/]"
+NAME_PAYLOAD = ("[bold red]HOSTILE-NAME[/] " + TITLE + "\x1b[31m" + "\u009b2J" + BEL + "\u202eEMAN\u202c"
                 + "<script>window.__hostile=3</script>")
 
 FAULT = option("--fault", "none", str)

