@@ -174,3 +174,14 @@ command = {json.dumps(f"{sys.executable} {RANDOM}")}
     assert "fault:" in term.text(), term.text()
     assert_no_control_from_the_bot(term)
     assert "\\x1b]52;c;SE9TVElMRS1DTElQ\\x07" in flat(term), term.text()
+
+
+def test_log_lines_at_debug_level_show_the_bots_words_escaped(tmp_path):
+    """structlog's lines (referee/logging.py; workers use the same configuration) carry
+    fault messages and names: on a terminal they are escaped like the rest."""
+    status, term = run_in_terminal("--log-level", "debug", "play", "back-alley", "--bot", hostile("type"),
+                                   "--bot", f"{sys.executable} {RANDOM}", "--seed", "3",
+                                   "--record", tmp_path / "g.jsonl", "--quiet", cols=WIDE)
+    assert status == 3, term.text()
+    assert "level='info'" in term.text() or "level='debug'" in term.text(), term.text()
+    assert_no_control_from_the_bot(term)
