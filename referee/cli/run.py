@@ -325,7 +325,7 @@ def register(app: typer.Typer) -> None:
         print_decision_times(decision_times(t.names, outcome.results.values()), data, err)
         for line in fault_summary(outcome.results, t.game, t.output):
             err.print(line, markup=False)
-        report = write_html_report(t.output, data, t.output / "report.html")
+        report = write_html_report(t.output, t.output / "report.html")
         err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
                   markup=False)
         err.print(f"report: {report.resolve().as_uri()}", markup=False)

@@ -54,7 +54,7 @@ def test_the_page_in_a_real_browser(tmp_path):
     if not os.path.exists(CHROMIUM):
         pytest.fail("chromium is needed for the browser test (apt-get install chromium)")
     out, data = tournament_output(tmp_path)
-    page_path = write_html_report(out, data, out / "report.html")
+    page_path = write_html_report(out, out / "report.html")
     text = page_path.read_text()
     assert "http://" not in text and "https://" not in text and "<script" not in text  # self-contained
     with sync_playwright() as p:
