@@ -67,7 +67,7 @@ class Audit:
             problems.append(f"{len(self.rejected)} line{'s' if len(self.rejected) != 1 else ''} rejected "
                             f"({listed}{more})")
         if self.sequence is not None and not self.sequence.ok:
-            problems.append(self.sequence.describe())
+            problems.append(self.sequence.describe() + ": their games are not counted")
         problems += [n for n in self.notes if n.startswith("standings.json")]
         checked = f"{len(self.results)} authenticated results"
         return checked + (": " + "; ".join(problems) if problems else ", nothing rejected")
@@ -164,7 +164,7 @@ def audit_output(output: Path) -> Audit:
     shown = _recompute(out, cached, results)
     notes = []
     if not sequence.ok:
-        notes.append(f"{RESULTS_FILE}: {sequence.describe()}")
+        notes.append(f"{RESULTS_FILE}: {sequence.describe()}: their games are not counted")
     if rejected:
         notes.append(f"{RESULTS_FILE}: {len(rejected)} line{'s' if len(rejected) != 1 else ''} rejected "
                      "and not counted (listed below)")

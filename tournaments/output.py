@@ -153,7 +153,7 @@ def open_output(t: Tournament) -> OpenedOutput:
     if not sequence.ok:
         log.warning("results_lines_deleted", path=str(out.results_path), lost=sequence.lost,
                     missing=list(sequence.missing[:100]))
-        problems.append(f"{out.results_path}: {sequence.describe()}; they will be played again "
+        problems.append(f"{out.results_path}: {sequence.describe()}; their games will be played again "
                         f"(the gap stays in the file: every resume and report names it)")
     for line, problem in rejected:
         game = line.claimed_game

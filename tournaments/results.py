@@ -309,8 +309,7 @@ class SequenceCheck:
         """One line for the user: how many authentic lines are missing, and which numbers."""
         shown = ", ".join(map(str, self.missing[:10])) + (" …" if len(self.missing) > 10 else "")
         which = f" (sequence numbers {shown} missing)" if self.missing and not self.unnumbered else ""
-        return (f"{self.lost} authentic line{'s' if self.lost != 1 else ''} deleted{which}: "
-                "their games are not counted")
+        return f"{self.lost} authentic line{'s' if self.lost != 1 else ''} deleted{which}"
 
 
 def check_sequence(results: Iterable[GameResult], rejected: Iterable[int] = ()) -> SequenceCheck:
