@@ -185,3 +185,18 @@ def test_log_lines_at_debug_level_show_the_bots_words_escaped(tmp_path):
     assert status == 3, term.text()
     assert "level='info'" in term.text() or "level='debug'" in term.text(), term.text()
     assert_no_control_from_the_bot(term)
+
+
+def test_report_prints_its_one_line_escaped(tmp_path):
+    """`referee report` on a folder whose results hold the hostile bot's fault messages
+    and a forged line full of controls: its one line on stderr stays inert."""
+    test_run_prints_fault_lines_escaped_during_the_live_display(tmp_path)
+    out = tmp_path / "out"
+    payload = "\x1b]52;c;SE9TVElMRS1DTElQ\x07\x1b]0;HOSTILE-TITLE\x07\x9b2J\u202e"
+    forged = {"v": 3, "game_id": 1, "seq": 1, "teams": [payload], "fault": {"message": payload}, "mac": payload}
+    with open(out / "results.jsonl", "a") as f:
+        f.write(json.dumps(forged, ensure_ascii=False) + "\n")
+    status, term = run_in_terminal("report", out, "--html", tmp_path / "page.html", cols=WIDE)
+    assert status == 0, term.text()
+    assert "1 line rejected" in term.text(), term.text()
+    assert_no_control_from_the_bot(term)
