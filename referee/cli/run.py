@@ -27,6 +27,7 @@ import typer
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
 from referee.match.types import MAX_TIME_S
+from referee.text import shown
 
 if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` needs none of it
     from tournaments.config import Tournament
@@ -303,7 +304,7 @@ def register(app: typer.Typer) -> None:
             return
         opened = open_output(t)
         for problem in opened.problems:
-            err.print(f"referee: {problem}", markup=False)
+            err.print(f"referee: {shown(problem)}", markup=False)
         err.print(describe_plan(opened.tournament, len(opened.done), isolation), markup=False)
         if sprt_run is not None:
             err.print(describe_sprt(sprt_run), markup=False)

@@ -200,3 +200,15 @@ def test_report_prints_its_one_line_escaped(tmp_path):
     assert status == 0, term.text()
     assert "1 line rejected" in term.text(), term.text()
     assert_no_control_from_the_bot(term)
+
+
+def test_an_error_quoting_a_crafted_file_name_is_escaped(tmp_path):
+    """The one error line (referee/cli/main.py) quotes what it was given: a record's name
+    or content can carry controls too."""
+    name = tmp_path / "HOSTILE\x1b]0;HOSTILE-TITLE\x07\u202e.jsonl"
+    name.write_text("not json\n")
+    status, term = run_in_terminal("replay", name, cols=WIDE)
+    assert status == 2, term.text()
+    assert "referee: error:" in term.text()
+    assert_no_control_from_the_bot(term)
+    assert "\\x1b]0;HOSTILE-TITLE\\x07\\u202e" in flat(term)
