@@ -104,6 +104,9 @@ command = {json.dumps(f"{sys.executable} {RANDOM}")}
         text = page.locator("body").inner_text()
         assert "Standings" in text or "standings" in text, text[:500]
         assert "HOSTILE-TYPE" in text and "<script>window.__hostile=1</script>" in text, text[-2000:]
+        notice = page.locator("#authentication")  # the results on the page were checked with the secret
+        assert notice.get_attribute("data-authenticated") == "true" and notice.is_visible()
+        assert notice.inner_text().startswith("authenticated: 2 results"), notice.inner_text()
         assert_inert(page, errors, dialogs)
     finally:
         page.close()
