@@ -33,12 +33,12 @@ sys.path.insert(0, str(ROOT))
 from tournaments.html_report import REPLAYS_AT_RUN_END, write_html_report  # noqa: E402
 
 
-def timed(output: Path, data: dict, replays: bool, clear: bool) -> float:
+def timed(output: Path, replays: bool, clear: bool) -> float:
     if clear:
         for page in (output / "records").glob("*.html"):
             page.unlink()
     t0 = time.perf_counter()
-    write_html_report(output, data, output / "report.html", replays=replays)
+    write_html_report(output, output / "report.html", replays=replays)
     return time.perf_counter() - t0
 
 
@@ -55,10 +55,10 @@ def main() -> None:
                             "--output", str(output), "--quiet"], check=True, capture_output=True)
         data = json.loads((output / "standings.json").read_text())
         games = data["games_played"]
-        base = statistics.median(timed(output, data, False, True) for _ in range(args.runs))
-        make = statistics.median(timed(output, data, True, True) for _ in range(args.runs))
+        base = statistics.median(timed(output, False, True) for _ in range(args.runs))
+        make = statistics.median(timed(output, True, True) for _ in range(args.runs))
         size = sum(p.stat().st_size for p in (output / "records").glob("*.html"))
-        kept = statistics.median(timed(output, data, True, False) for _ in range(args.runs))
+        kept = statistics.median(timed(output, True, False) for _ in range(args.runs))
     print(f"{games} games; medians of {args.runs} runs")
     print(f"page alone (baseline)        {base:6.2f} s")
     print(f"page + {games} replay pages made {make:6.2f} s  ({make / base:.1f}x; "

@@ -12,6 +12,8 @@ from typing import TextIO
 
 import structlog
 
+from referee.text import shown
+
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 _level = "warning"
 
@@ -25,7 +27,8 @@ def configure_logging(level: str = "warning", stream: TextIO | None = None) -> N
         processors=[
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"], sort_keys=True),
+            _SafeRenderer(structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"],
+                                                                sort_keys=True)),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level, logging.WARNING)),
         # One write per line (WriteLogger), not print's two: with PYTHONUNBUFFERED the text and
@@ -33,6 +36,18 @@ def configure_logging(level: str = "warning", stream: TextIO | None = None) -> N
         logger_factory=structlog.WriteLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
     )
+
+
+class _SafeRenderer:
+    """The line ``renderer`` makes, passed through ``referee.text.shown``: a log line can carry
+    a bot's words (a fault message, a name, a line a worker could not read), and the
+    renderer's ``repr`` of values leaves keys and the bidi marks of some objects alone."""
+
+    def __init__(self, renderer: structlog.processors.KeyValueRenderer) -> None:
+        self.renderer = renderer
+
+    def __call__(self, logger: object, name: str, event_dict: structlog.typing.EventDict) -> str:
+        return shown(self.renderer(logger, name, event_dict))
 
 
 def current_level() -> str:

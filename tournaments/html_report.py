@@ -23,20 +23,23 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from referee.errors import OutputError
 
 from .durable import write_atomic
 from .figures import elo_interval_text, elo_text, interval, los_text, percent, share, sprt_progress
-from .results import GameResult, parse_results
+from .results import GameResult
+
+if TYPE_CHECKING:
+    from .audit import Audit
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
 h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0}td,th{padding:.2em .6em;border-bottom:1px solid #eee;text-align:right}
 td:first-child,th:first-child,td.l,th.l{text-align:left}th{background:#f4f4f4}
-.warn{color:#a60}.note{color:#666;font-size:.9em}svg{background:#fcfcfc;border:1px solid #eee}
+.warn{color:#a60}.ok{color:#262}.note{color:#666;font-size:.9em}svg{background:#fcfcfc;border:1px solid #eee}
 .bar{stroke:#246;stroke-width:2}.dot{fill:#246}.zero{stroke:#999;stroke-dasharray:4 3}
 .bound{stroke:#b33;stroke-dasharray:6 3}.llr{fill:none;stroke:#246;stroke-width:2}
 """
@@ -267,13 +270,29 @@ def _replay_note(output: Path, results: Sequence[GameResult], replays: ReplayPag
     return f'<p class="note replays">{_e(" ".join(parts))}</p>'
 
 
+def _authentication(audit: Audit | None) -> list[str]:
+    """What the results were checked against (``audit.Audit``): its notes, the worst first, and
+    the lines it rejected (every field of a line is anyone's text: escaped)."""
+    if audit is None:
+        return []
+    css = "ok" if audit.authenticated and audit.notes[0].startswith("authenticated") else "warn"
+    out = [f'<p class="{css}" id="authentication" data-authenticated="{str(audit.authenticated).lower()}">'
+           f"{_e(audit.notes[0])}</p>"]
+    out += [f'<p class="warn">{_e(n)}</p>' for n in audit.notes[1:]]
+    if audit.rejected:
+        out.append("<h2>Rejected result lines</h2>" + _table(
+            ["line", "game", "why"], [[str(r.line), "–" if r.game is None else str(r.game), _e(r.problem)]
+                                      for r in audit.rejected], "rejected", raw=True))
+    return out
+
+
 def _href(target: Path, page_dir: Path) -> str:
     """A link from a page in ``page_dir`` to ``target``, relative so the folder can be moved."""
     return Path(os.path.relpath(target, page_dir)).as_posix()
 
 
 def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, title: str = "Tournament",
-           page_dir: Path | None = None, replays: ReplayPages | None = None) -> str:
+           page_dir: Path | None = None, replays: ReplayPages | None = None, audit: Audit | None = None) -> str:
     from .report import distribution_text, sandbox_notes, sprt_lines
 
     entrants = data["entrants"]
@@ -281,6 +300,7 @@ def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, ti
     if not data["complete"] and not data.get("sprt"):
         notes.insert(0, f"incomplete: {data['games_played']} of {data['games_total']} games")
     body = [f"<h1>{_e(title)}: {data['games_played']} games</h1>"]
+    body += _authentication(audit)
     body += [f'<p class="warn">{_e(n)}</p>' for n in notes]
     if sprt := data.get("sprt"):
         body.append("<h2>SPRT</h2>" + "".join(f'<p class="sprt">{_e(line)}</p>' for line in sprt_lines(sprt)))
@@ -331,23 +351,26 @@ def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, ti
             f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>{''.join(body)}</body></html>\n")
 
 
-def write_html_report(output: Path, data: dict[str, Any], path: Path, title: str | None = None, *,
+def write_html_report(output: Path, path: Path, title: str | None = None, *, audit: Audit | None = None,
                       replays: bool | Literal["run"] = "run") -> Path:
-    """Write the page for the tournament in ``output`` (whose standings are ``data``) to ``path``.
+    """Write the page for the tournament in ``output`` to ``path``: only what ``audit`` (by default
+    ``audit.audit_output(output)``) lets through, with its notes and the lines it rejected.
 
     ``replays``: make the games' replay pages (``True``: every missing one, as ``referee
     report``; ``"run"``: only for a tournament of at most ``REPLAYS_AT_RUN_END`` games, as
     at the end of ``referee run``; ``False``: none, link the pages that exist)."""
-    results_path = output / "results.jsonl"
-    results = list(parse_results(results_path.read_bytes()).results.values()) if results_path.exists() else []
+    from .audit import audit_output
+
+    audit = audit or audit_output(output)
+    results = audit.results
     folder = output.resolve()
     made: ReplayPages | None = None
     if replays is True or (replays == "run" and len(results) <= REPLAYS_AT_RUN_END):
         made = write_replay_pages(folder, results)
     elif replays == "run":
         made = ReplayPages(not_made=len(results))
-    page = render(data, results, folder, title or f"Tournament {output.resolve().name}",
-                  page_dir=path.resolve().parent, replays=made)
+    page = render(audit.data, results, folder, title or f"Tournament {output.resolve().name}",
+                  page_dir=path.resolve().parent, replays=made, audit=audit)
     write_atomic(path, page.encode("utf-8"))
     return path
 

@@ -35,6 +35,7 @@ import hashlib
 import hmac
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ import trio
 
 from .config import ConfigError, Tournament, describe_differences, new_secret, parse_secret
 from .durable import create_private, fsync_dir, fsync_file, write_atomic
-from .results import GameResult, ParsedResults, ResultLine, parse_results
+from .results import GameResult, ParsedResults, ResultLine, SequenceCheck, check_sequence, parse_results
 from .schedule import Shape, growth_problems
 
 log = structlog.get_logger("referee.tournament")
@@ -91,6 +92,7 @@ class OpenedOutput:
     tournament: Tournament  # bound to the directory's secret: its schedule has the deal seeds
     done: dict[int, GameResult]  # games already finished, by id
     problems: list[str]  # one line per result line rejected, for the user
+    sequence: SequenceCheck | None = None  # what the lines' seq numbers say (deleted lines)
 
 
 def open_output(t: Tournament) -> OpenedOutput:
@@ -143,8 +145,16 @@ def open_output(t: Tournament) -> OpenedOutput:
             os.fsync(f.fileno())
     if parsed.dropped:
         log.warning("results_tail_cut", path=str(out.results_path), lines=parsed.dropped)
+    assert t.secret is not None  # bound above
+    moved = {line.number for line, _ in rejected}  # now in the rejected file, counted from there
+    sequence = results_sequence(out, [line for line in parsed.lines if line.number not in moved], t.secret)
     games = len(t.schedule())
     problems = []
+    if not sequence.ok:
+        log.warning("results_lines_deleted", path=str(out.results_path), lost=sequence.lost,
+                    missing=list(sequence.missing[:100]))
+        problems.append(f"{out.results_path}: {sequence.describe()}; their games will be played again "
+                        f"(the gap stays in the file: every resume and report names it)")
     for line, problem in rejected:
         game = line.claimed_game
         replay = game is not None and 0 <= game < games and game not in done
@@ -153,7 +163,58 @@ def open_output(t: Tournament) -> OpenedOutput:
         problems.append(
             f"{out.results_path} line {line.number}{f' (game {game})' if game is not None else ''}: {problem}; "
             f"moved to {REJECTED_FILE}{f', game {game} will be played again' if replay else ''}")
-    return OpenedOutput(t, done, problems)
+    return OpenedOutput(t, done, problems, sequence)
+
+
+def set_aside_results(out: OutputDir, secret: bytes) -> list[ResultLine]:
+    """The lines a resume moved to ``results.rejected.jsonl``, judged again under ``secret``
+    (an authentic line whose record was missing or altered, or a rejected one): moved and
+    reported, not deleted, so the ``seq`` they carry or claim counts as present."""
+    try:
+        data = out.rejected_path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise ConfigError(f"{out.rejected_path}: cannot read it ({exc.strerror})") from None
+    raws = []
+    for text in data.splitlines():
+        try:
+            entry = json.loads(text)
+            raws.append(entry["raw"].encode("utf-8", "surrogateescape") + b"\n")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # not ours to judge: only authentic lines count
+    return list(parse_results(b"".join(raws), secret=secret).lines)
+
+
+def results_sequence(out: OutputDir, lines: Sequence[ResultLine], secret: bytes) -> SequenceCheck:
+    """``check_sequence`` over the ``lines`` of ``results.jsonl`` (parsed under ``secret``) and
+    those set aside; remembered for the ``ResultsWriter`` that follows."""
+    every = [*lines, *set_aside_results(out, secret)]
+    check = check_sequence([line.result for line in every if line.result is not None],
+                           [line.claimed_seq for line in every if line.result is None and line.claimed_seq is not None])
+    _next_seq[out.results_path] = (_stat_key(out.results_path), check.next_seq)
+    return check
+
+
+#: results.jsonl -> ((size, mtime), next seq) as ``open_output`` found it, so the writer
+#: that follows does not parse the file again.
+_next_seq: dict[Path, tuple[tuple[int, int] | None, int]] = {}
+
+
+def _stat_key(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _next_sequence(out: OutputDir, secret: bytes) -> int:
+    known = _next_seq.get(out.results_path)
+    if known is not None and known[0] == _stat_key(out.results_path):
+        return known[1]
+    data = out.results_path.read_bytes() if out.results_path.exists() else b""
+    return results_sequence(out, parse_results(data, secret=secret).lines, secret).next_seq
 
 
 def _open_secret(out: OutputDir, given: bytes | None, *, resuming: bool) -> bytes:
@@ -322,6 +383,7 @@ class ResultsWriter:
     def __init__(self, out: OutputDir, secret: bytes) -> None:
         self.out = out
         self.secret = secret
+        self.seq = _next_sequence(out, secret)  # the next line's seq (results.check_sequence)
         self._lock = trio.Lock()
         self._fd = os.open(out.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         fsync_dir(out.root)
@@ -331,12 +393,13 @@ class ResultsWriter:
         fsync_file(record)
         _tidy_stderr(self.out.stderr_dir(result.game_id))
         result = dataclasses.replace(result, record_sha256=_file_sha256(record))
-        line = result.to_line(self.secret)
+        line = result.to_line(self.secret, self.seq)
         written = os.write(self._fd, line)
         if written != len(line):  # a regular file short-writes only when the disk is full
             raise OSError(f"short write to {self.out.results_path}")
         os.fsync(self._fd)
-        return result
+        self.seq += 1
+        return dataclasses.replace(result, seq=self.seq - 1)
 
     async def append(self, result: GameResult) -> GameResult:
         """Write ``result``'s line; returns the result as written (with its record's hash)."""

@@ -10,7 +10,18 @@ tournament secret (see ``schedule``) of the line's canonical content, which is
 every field but ``mac`` as JSON with sorted keys, no spaces and ASCII escapes
 (``result_mac``).  Without the secret a line cannot be forged or altered: a
 bot that appends "win" lines, or edits a score, writes lines that fail their
-MAC.  (Deleting a line is not prevented: its game is simply played again.)
+MAC.
+
+Deleting a line is detected through ``seq``, a field of the authenticated
+content (lines of version 3 on): the line's place in the file's sequence of
+authentic lines, 1, 2, 3, ... as the writer appended them.  ``check_sequence``
+finds the numbers missing below the highest one present (a line set aside by a
+resume, in ``results.rejected.jsonl``, counts as present: it was moved, not
+lost).  A deleted *last* line leaves no gap: it is found only when the cached
+``standings.json`` still counts its game (``referee report``).  Lines of
+version 2 (no ``seq``) are read as before and fill the lowest numbers, so an
+older folder stays readable and resumable; a deletion among them is seen only
+as a count.
 
 A line is written only after its game has ended, with one ``write`` followed
 by ``fsync``; after a crash the file is complete lines, possibly followed by
@@ -21,10 +32,11 @@ complete lines end, so the runner can cut the torn tail before appending.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +46,7 @@ from referee.match.types import MatchResult, fault_line
 
 from .schedule import ScheduledGame
 
-RESULT_VERSION = 2  # 2: lines carry record_sha256 and mac
+RESULT_VERSION = 3  # 2: lines carry record_sha256 and mac; 3: and seq
 MAC_TAG = b"referee-result-v2\x1f"  # keeps result MACs apart from deal seeds, keyed by the same secret
 
 
@@ -46,6 +58,14 @@ def result_mac(secret: bytes, content: Mapping[str, Any]) -> str:
 
 def _int_or_none(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+def _positive_or_none(value: Any) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"seq {value!r} is not a positive integer")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +127,7 @@ class GameResult:
     # Per team: its replies' (decisions, total ms, longest ms); like duration_s, a
     # measurement no standings.json figure uses. Absent from older lines.
     times: tuple[tuple[int, float, float], ...] | None = None
+    seq: int | None = None  # the line's number among the file's authentic lines (module docstring)
 
     @property
     def deal_key(self) -> tuple[tuple[str, ...], int]:
@@ -158,11 +179,12 @@ class GameResult:
             "record_sha256": self.record_sha256,
             "sandbox": self.sandbox,
             **({"times": [list(t) for t in self.times]} if self.times is not None else {}),
+            **({"seq": self.seq} if self.seq is not None else {}),
         }
 
-    def to_line(self, secret: bytes) -> bytes:
-        """The ``results.jsonl`` line, authenticated under ``secret``."""
-        content = self.to_json()
+    def to_line(self, secret: bytes, seq: int | None = None) -> bytes:
+        """The ``results.jsonl`` line, authenticated under ``secret`` (with ``seq``, that number)."""
+        content = (dataclasses.replace(self, seq=seq) if seq is not None else self).to_json()
         line = {**content, "mac": result_mac(secret, content)}
         return (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
 
@@ -186,6 +208,7 @@ class GameResult:
             record_sha256=data.get("record_sha256"),
             sandbox=str(data.get("sandbox", "off")),
             times=tuple((int(c), float(t), float(m)) for c, t, m in data["times"]) if data.get("times") else None,
+            seq=_positive_or_none(data.get("seq")),
         )
 
     def matches(self, game: ScheduledGame) -> bool:
@@ -203,6 +226,7 @@ class ResultLine:
     result: GameResult | None = None  # None when rejected
     problem: str | None = None  # why the line was rejected
     claimed_game: int | None = None  # the game id the line names, when it names one
+    claimed_seq: int | None = None  # the seq the line names, when it names one (authentic or not)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,16 +275,58 @@ def _judge(number: int, raw: bytes, secret: bytes | None) -> ResultLine:
         return ResultLine(number, raw, problem="not a JSON object")
     claimed = data.get("game_id")
     claimed = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
+    seq = data.get("seq")
+    seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
     mac = data.pop("mac", None)
     if secret is not None:
         if not isinstance(mac, str):
-            return ResultLine(number, raw, problem="no authenticator (mac)", claimed_game=claimed)
+            return ResultLine(number, raw, problem="no authenticator (mac)", claimed_game=claimed, claimed_seq=seq)
         if not hmac.compare_digest(mac.encode("utf-8", "replace"), result_mac(secret, data).encode("ascii")):
             return ResultLine(number, raw, problem="authenticator does not match (forged or altered, "
-                              "or written with another secret)", claimed_game=claimed)
+                              "or written with another secret)", claimed_game=claimed, claimed_seq=seq)
     try:
         result = GameResult.from_json(data)
     except (ValueError, KeyError, TypeError) as exc:
         what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
-        return ResultLine(number, raw, problem=f"not a result line ({what})", claimed_game=claimed)
-    return ResultLine(number, raw, result=result, claimed_game=result.game_id)
+        return ResultLine(number, raw, problem=f"not a result line ({what})", claimed_game=claimed, claimed_seq=seq)
+    return ResultLine(number, raw, result=result, claimed_game=result.game_id, claimed_seq=result.seq)
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceCheck:
+    """What the authentic lines' ``seq`` numbers say (``check_sequence``)."""
+
+    missing: tuple[int, ...]  # numbers below the highest that no authentic line has: deleted lines
+    next_seq: int  # the number of the next line to append
+    unnumbered: int  # authentic lines without seq (version 2), counted as the lowest numbers
+    lost: int  # deleted lines among ``missing`` (those beyond what unnumbered lines account for)
+
+    @property
+    def ok(self) -> bool:
+        return self.lost == 0
+
+    def describe(self) -> str:
+        """One line for the user: how many authentic lines are missing, and which numbers."""
+        shown = ", ".join(map(str, self.missing[:10])) + (" …" if len(self.missing) > 10 else "")
+        which = f" (sequence numbers {shown} missing)" if self.missing and not self.unnumbered else ""
+        return f"{self.lost} authentic line{'s' if self.lost != 1 else ''} deleted{which}"
+
+
+def check_sequence(results: Iterable[GameResult], rejected: Iterable[int] = ()) -> SequenceCheck:
+    """Judge the ``seq`` numbers of authentic ``results`` (the lines of ``results.jsonl`` whose MAC
+    checks, plus those a resume set aside): which numbers are missing, and the next one.  The
+    numbers ``rejected`` lines claim count as present: such a line is reported as rejected
+    (altered, forged, unreadable), so it is not also called deleted."""
+    seen: list[int] = []
+    unnumbered = 0
+    for r in results:
+        if r.seq is None:
+            unnumbered += 1
+        else:
+            seen.append(r.seq)
+    authentic = set(seen)
+    top = max(authentic, default=0)  # only authentic numbers bound the range (a forged one could be huge)
+    present = authentic | {s for s in rejected if 1 <= s <= top}
+    missing = tuple(s for s in range(1, top + 1) if s not in present)
+    lost = max(0, len(missing) - unnumbered)
+    return SequenceCheck(missing, max(top, len(authentic) + unnumbered) + 1, unnumbered, lost)

@@ -14,6 +14,7 @@ import typer
 
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
+from referee.text import shown
 
 EXIT_REFUSED = 1  # the re-asked bot's reply was refused, or never came
 
@@ -110,14 +111,15 @@ def register(app: typer.Typer) -> None:
                         if answer.differed else "; every reply matched the recorded action")
             console.print(f"fed its {answer.earlier} earlier requests (replies ignored, recorded actions applied)"
                           f"{differed}", markup=False)
-        shown = "(no complete line)" if answer.reply is None else answer.reply.decode("utf-8", "backslashreplace")
-        console.print(f"reply: {shown}", markup=False)
+        reply = "(no complete line)" if answer.reply is None else answer.reply.decode("utf-8", "backslashreplace")
+        console.print(shown(f"reply: {reply}"), markup=False)
         verdict = "legal" if answer.legal else f"refused: {answer.reason}"
-        console.print(f"verdict: {verdict}: {answer.message}", markup=False)
-        console.print(f"recorded: {rec.header.seats[req.seat].name} {describe_recorded(replay, req)}", markup=False)
+        console.print(shown(f"verdict: {verdict}: {answer.message}"), markup=False)
+        console.print(shown(f"recorded: {rec.header.seats[req.seat].name} {describe_recorded(replay, req)}"),
+                      markup=False)
         if not answer.legal and answer.stderr_tail:
             console.print("Last stderr lines of the asked bot:")
             for line in answer.stderr_tail[-10:]:
-                console.print(f"  | {line}", markup=False)
+                console.print(f"  | {shown(line)}", markup=False)
         if not answer.legal:
             raise typer.Exit(EXIT_REFUSED)

@@ -96,9 +96,11 @@ def score_table(game: str, entries: Sequence[Entry], title: str | None = None) -
 def make_console() -> Console:
     from rich.console import Console
 
-    console = Console(highlight=False, soft_wrap=True)
+    # markup=False: text a bot or a record controls (a name such as "[bold red]x") is printed
+    # as written, never read as rich markup, in lines and in table cells alike.
+    console = Console(highlight=False, soft_wrap=True, markup=False)
     if not console.is_terminal:  # a pipe or file: do not squeeze tables to 80 columns
-        console = Console(highlight=False, soft_wrap=True, width=max(console.width, 200))
+        console = Console(highlight=False, soft_wrap=True, markup=False, width=max(console.width, 200))
     return console
 
 

@@ -109,7 +109,9 @@ def _root(
 
 
 def _say(text: str) -> None:
-    print(f"referee: {text}", file=sys.stderr)
+    from referee.text import shown  # an error can quote a record, a file name, a bot's words
+
+    print(f"referee: {shown(text)}", file=sys.stderr)
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -13,6 +13,7 @@ import typer
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
 from referee.match.types import Limits
+from referee.text import shown
 
 if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` needs none of it
     from referee.games import Outcome
@@ -79,7 +80,7 @@ def _range_text(field: str, scale: int) -> str:
 def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str]) -> str:
     def team_label(t: int) -> str:
         seats = teams[t]
-        who = sorted({names[s] for s in seats})
+        who = sorted({shown(names[s]) for s in seats})
         return f"team {t} (seats {', '.join(map(str, seats))}: {', '.join(who)})"
 
     scores = ", ".join(f"team {t}: {s}" for t, s in enumerate(outcome.scores))
@@ -92,8 +93,9 @@ def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str])
         return f"aborted ({outcome.reason}) — no winner"
     seat = outcome.detail.get("seat")
     won = " and ".join(team_label(t) for t in outcome.winners)
-    return (f"forfeit: seat {seat} ({names[seat] if seat is not None else '?'}) — {outcome.reason}: "
-            f"{outcome.detail.get('message', '')}; {won} {'wins' if len(outcome.winners) == 1 else 'win'}")
+    who = shown(names[seat]) if isinstance(seat, int) and 0 <= seat < len(names) else "?"
+    return (f"forfeit: seat {seat} ({who}) — {outcome.reason}: "
+            f"{shown(outcome.detail.get('message', ''))}; {won} {'wins' if len(outcome.winners) == 1 else 'win'}")
 
 
 def print_result(result: MatchResult, quiet: bool) -> None:
@@ -118,7 +120,7 @@ def print_result(result: MatchResult, quiet: bool) -> None:
     if result.fault is not None and result.fault.stderr_tail and not quiet:
         console.print(f"Last stderr lines of seat {result.fault.seat}:")
         for line in result.fault.stderr_tail[-10:]:
-            console.print(f"  | {line}", markup=False)
+            console.print(f"  | {shown(line)}", markup=False)
     if result.sandbox != "bwrap" and not quiet:
         console.print("Sandbox: off (the bots were not isolated)")
     elif (how := describe_isolation(result.sandbox)) != "bwrap" and not quiet:

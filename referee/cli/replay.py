@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from referee.cli.errors import UserError
+from referee.text import shown
 
 if TYPE_CHECKING:
     from referee.match.record import FaultLine, Record
@@ -20,7 +21,7 @@ def header_lines(rec: Record) -> list[str]:
     opts = ", ".join(f"{k}={v}" for k, v in h.options.items())
     lines = [f"{h.game} (rules {h.rules_version or '?'}), seed {h.seed}" + (f", {opts}" if opts else "")]
     lines.extend(f"  seat {s.seat} team {s.team}: {s.name}  [{' '.join(s.command)}]" for s in h.seats)
-    return lines
+    return [shown(line) for line in lines]  # a record's names, commands and options are anyone's
 
 
 def register(app: typer.Typer) -> None:
@@ -58,7 +59,7 @@ def register(app: typer.Typer) -> None:
             header, result = fast  # a sound record, checked without its models
             if seat is not None and not 0 <= seat < len(header["seats"]):
                 raise UserError(f"--seat {seat}: this game has seats 0 … {len(header['seats']) - 1}")
-            print("OK: " + result.message)  # one plain line, as the console prints it below
+            print(shown("OK: " + result.message))  # one plain line, as the console prints it below
             raise typer.Exit(0)
         from referee.cli.common import make_console, score_table
         from referee.games import GAMES
@@ -85,7 +86,7 @@ def register(app: typer.Typer) -> None:
             return
         if verify:
             result = verify_record(rec)
-            console.print(("OK: " if result.ok else "DIVERGENCE: ") + result.message, markup=False)
+            console.print(shown(("OK: " if result.ok else "DIVERGENCE: ") + result.message), markup=False)
             if rec.truncated:
                 console.print(f"note: {truncation_note(rec)}", markup=False)
             raise typer.Exit(0 if result.ok else 1)
@@ -102,7 +103,7 @@ def register(app: typer.Typer) -> None:
             else:
                 lines = renderer.render(entries, seat=seat, deal=deal)
             for line in lines:
-                console.print(line, markup=False)
+                console.print(shown(line), markup=False)
         table = score_table(game, public_entries(rec.entries), title="Score table")
         if table is not None and deal is None and turn_range is None:
             console.print(table)
@@ -113,8 +114,8 @@ def register(app: typer.Typer) -> None:
         if rec.result is not None:
             o = rec.result.outcome
             winners = ", ".join(f"team {t}" for t in o.winners) or "nobody"
-            console.print(f"Result: {o.status} ({o.reason}); winners: {winners}; "
-                          f"scores {o.scores}; {rec.result.decisions} decisions", markup=False)
+            console.print(shown(f"Result: {o.status} ({o.reason}); winners: {winners}; "
+                                f"scores {o.scores}; {rec.result.decisions} decisions"), markup=False)
         if rec.truncated:
             console.print(f"note: {truncation_note(rec)}", markup=False)
 
@@ -134,8 +135,8 @@ def fault_lines(fault: FaultLine, record: Path) -> list[str]:
     if where:
         legal = ""
         if fault.legal is not None:
-            shown = " ".join(fault.legal[:12]) + (" …" if len(fault.legal) > 12 else "")
-            legal = f" (legal: {shown})" if fault.legal else " (legal: none)"
+            listed = " ".join(fault.legal[:12]) + (" …" if len(fault.legal) > 12 else "")
+            legal = f" (legal: {listed})" if fault.legal else " (legal: none)"
         lines.append(f"  at {', '.join(where)}{legal}")
     if fault.output is not None:
         size = f"{fault.output_bytes} bytes" if fault.output_bytes is not None else "output"
@@ -143,7 +144,7 @@ def fault_lines(fault: FaultLine, record: Path) -> list[str]:
     if fault.request is not None:
         lines.append(f"  the request: {replay_command(record, fault.request)}")
     lines += [f"  | {line}" for line in fault.stderr_tail[-10:]]
-    return lines
+    return [shown(line) for line in lines]  # the message, the output and the stderr are the bot's
 
 
 def parts_wanted(renderer: Renderer, game: str, deal: int | None, turn: int | None, turns: str | None,

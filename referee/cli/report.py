@@ -1,13 +1,15 @@
 """`referee report OUT --html FILE`: one self-contained page for a tournament's output folder.
 
-Reads ``OUT/standings.json`` (written by every run) and ``OUT/results.jsonl``
-for the list of games; writes the page (``tournaments.html_report``).  Every
-``referee run`` writes ``OUT/report.html`` this way at its end.
+Publishes only authenticated results (``tournaments.audit``): with the folder's
+``secret`` every line of ``OUT/results.jsonl`` is checked (its MAC, and the lines'
+sequence for deleted ones), the standings are recomputed from the lines that pass
+(``OUT/standings.json`` is a cache, compared with them), and the page lists what was
+rejected; without the secret the page says nothing could be checked.  One line on
+stderr says the same.  Every ``referee run`` writes ``OUT/report.html`` this way at its end.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -22,22 +24,15 @@ def register(app: typer.Typer) -> None:
         output: Annotated[Path, typer.Argument(help="A tournament's output directory.")],
         html: Annotated[Path, typer.Option("--html", help="Where to write the page (e.g. report.html).")],
     ) -> None:
-        """Write a tournament's standings, charts and games as one HTML page."""
+        """Write a tournament's standings, charts and games as one HTML page (authenticated results only)."""
+        from referee.text import shown
+        from tournaments.audit import audit_output
         from tournaments.html_report import write_html_report
-        from tournaments.standings_files import standings_paths
 
-
-        json_path, _ = standings_paths(output)
+        audit = audit_output(output)
         try:
-            data = json.loads(json_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UserError(f"{json_path} not found: is {output} a tournament's output directory?") from None
-        except (OSError, ValueError) as exc:
-            raise UserError(f"{json_path}: cannot read it ({exc})") from None
-        if not isinstance(data, dict) or "entrants" not in data:
-            raise UserError(f"{json_path}: not a standings file")
-        try:
-            path = write_html_report(output, data, html, replays=True)  # every game's replay page, once
+            path = write_html_report(output, html, audit=audit, replays=True)  # every game's replay page, once
         except OSError as exc:
             raise UserError(f"cannot write {html}: {exc.strerror or exc}") from None
+        typer.echo(f"referee: {shown(audit.summary())}", err=True)  # a rejected line's text is anyone's
         typer.echo(f"report: {path.resolve().as_uri()}")

@@ -27,6 +27,7 @@ import typer
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
 from referee.match.types import MAX_TIME_S
+from referee.text import shown
 
 if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` needs none of it
     from tournaments.config import Tournament
@@ -291,7 +292,7 @@ def register(app: typer.Typer) -> None:
             sandbox=sandbox.value if sandbox is not None else None,
             sprt=sprt, max_games=max_games, sprt_reference=sprt_reference,
         )
-        err = Console(stderr=True, highlight=False, soft_wrap=True)
+        err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
         isolation = describe_isolation(resolve_sandbox(t.limits.sandbox))
         if t.network_entrants:
             err.print(f"warning: network allowed for {', '.join(t.network_entrants)} (network = true): "
@@ -303,7 +304,7 @@ def register(app: typer.Typer) -> None:
             return
         opened = open_output(t)
         for problem in opened.problems:
-            err.print(f"referee: {problem}", markup=False)
+            err.print(f"referee: {shown(problem)}", markup=False)
         err.print(describe_plan(opened.tournament, len(opened.done), isolation), markup=False)
         if sprt_run is not None:
             err.print(describe_sprt(sprt_run), markup=False)
@@ -325,7 +326,7 @@ def register(app: typer.Typer) -> None:
         print_decision_times(decision_times(t.names, outcome.results.values()), data, err)
         for line in fault_summary(outcome.results, t.game, t.output):
             err.print(line, markup=False)
-        report = write_html_report(t.output, data, t.output / "report.html")
+        report = write_html_report(t.output, t.output / "report.html")
         err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
                   markup=False)
         err.print(f"report: {report.resolve().as_uri()}", markup=False)

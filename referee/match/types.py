@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.text import shown
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -154,12 +156,9 @@ OUTPUT_CAP = 2048  # bytes of a faulting bot's offending output kept in the reco
 
 def escape_output(raw: bytes, cap: int = OUTPUT_CAP) -> str:
     """A bot's raw output as printable text: its first ``cap`` bytes, bytes that
-    are not UTF-8 and control characters written as ``\\xNN`` (``\\t``, ``\\r``, ``\\n``)."""
-    text = raw[:cap].decode("utf-8", "backslashreplace")
-    return text.translate(_CONTROL)
-
-
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)} | {9: "\\t", 10: "\\n", 13: "\\r"}
+    are not UTF-8 written as ``\\xNN``, and what ``referee.text.shown`` escapes (C0,
+    DEL, C1, bidi controls) as visible escapes."""
+    return shown(raw[:cap].decode("utf-8", "backslashreplace"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +220,8 @@ def fault_line(*, game: str, seat: int, who: str, reason: str, message: str, rec
     where = [f"deal {deal}"] if deal is not None else [f"turn {turn}"] if turn is not None else []
     where.append(f"request {request}" if request is not None else "no request pending")
     game_text = f"{game} game {game_id}" if game_id is not None else game
-    text = f"fault: {game_text}, seat {seat} ({who}), {', '.join(where)}: {reason}: {message}"
+    # The bot's name and the message (which can echo its words) are the bot's: shown escaped.
+    text = f"fault: {game_text}, seat {seat} ({shown(who)}), {', '.join(where)}: {shown(reason)}: {shown(message)}"
     if record is not None:
         text += f"; record {record}; replay: {replay_command(record, request)}"
     return text

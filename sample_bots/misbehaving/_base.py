@@ -41,9 +41,9 @@ def answer(request, action=None):
     return json.dumps({"type": "action", "id": request["id"], "action": action}).encode() + b"\n"
 
 
-def play(misbehave, *, after=None, on_hello=None, on_request=None, events=False):
+def play(misbehave, *, after=None, on_hello=None, on_request=None, events=False, ready_name=None):
     """Answer the first ``after`` requests legally, then hand each request to ``misbehave``
-    (``on_request`` sees every request first)."""
+    (``on_request`` sees every request first; ``ready_name`` replaces the script's name in ``ready``)."""
     after = option("--after", 2) if after is None else after
     answered = 0
     hello = None
@@ -54,7 +54,7 @@ def play(misbehave, *, after=None, on_hello=None, on_request=None, events=False)
             hello = msg
             if on_hello is not None:
                 on_hello(msg)
-            write(json.dumps({"type": "ready", "name": NAME, "events": events}).encode() + b"\n")
+            write(json.dumps({"type": "ready", "name": ready_name or NAME, "events": events}).encode() + b"\n")
         elif kind == "request":
             if on_request is not None:
                 on_request(msg)

@@ -348,6 +348,9 @@ def test_damaged_results_and_records_cost_only_their_own_games(secret_runs, tmp_
     assert res.returncode == 0, res.stderr
     reports = [line for line in res.stderr.splitlines() if line.startswith("referee: ")]
     assert reports == [
+        # the authentic line 2 is gone (garbage in its place): its seq number is missing
+        f"referee: {path}: 1 authentic line deleted (sequence numbers 2 missing); their games will be played "
+        "again (the gap stays in the file: every resume and report names it)",
         f"referee: {path} line 2: not JSON; moved to results.rejected.jsonl",
         f"referee: {path} line 4 (game {ids[3]}): authenticator does not match (forged or altered, or written "
         f"with another secret); moved to results.rejected.jsonl, game {ids[3]} will be played again",

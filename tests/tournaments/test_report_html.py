@@ -58,7 +58,7 @@ def test_the_page_in_a_real_browser(tmp_path):
     if not os.path.exists(CHROMIUM):
         pytest.fail("chromium is needed for the browser test (apt-get install chromium)")
     out, data = tournament_output(tmp_path)
-    page_path = write_html_report(out, data, out / "report.html")
+    page_path = write_html_report(out, out / "report.html")
     text = page_path.read_text()
     assert "http://" not in text and "https://" not in text and "<script" not in text  # self-contained
     with sync_playwright() as p:
@@ -196,7 +196,7 @@ def test_a_large_run_links_records_and_says_how_to_make_the_replay_pages(tmp_pat
         (out / "records" / f"{game:06d}.html").unlink()
     data = json.loads((out / "standings.json").read_text())
     monkeypatch.setattr(html_report, "REPLAYS_AT_RUN_END", 1)  # two games are "many" here
-    page = write_html_report(out, data, out / "report.html").read_text()  # as at the end of a run
+    page = write_html_report(out, out / "report.html").read_text()  # as at the end of a run
     assert not (out / "records" / "000000.html").exists()
     assert 'class="replay"' not in page and page.count('class="record"') == 2
     assert "Replay pages: 0 of 2 games." in page and "referee report" in page
@@ -219,7 +219,7 @@ def test_replay_pages_that_cannot_be_written_leave_the_record_links_and_say_why(
         real_write(path, data)
 
     monkeypatch.setattr(html_report, "write_atomic", full_disk)
-    page = write_html_report(out, data, out / "report.html", replays=True).read_text()
+    page = write_html_report(out, out / "report.html", replays=True).read_text()
     assert not list((out / "records").glob("*.html"))
     assert 'class="replay"' not in page and page.count('class="record"') == 2
     assert "Replay pages: 0 of 2 games." in page and "No space left on device" in page

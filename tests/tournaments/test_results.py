@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
-from tournaments.results import GameFault, GameResult, parse_results, result_mac
+from tournaments.results import GameFault, GameResult, check_sequence, parse_results, result_mac
 
 from .helpers import SECRET, result
 
@@ -115,3 +116,41 @@ def test_without_a_secret_lines_are_read_but_not_authenticated():
     data = lines(result(0, ("a", "b"), (1, 2))) + forged(1)
     assert sorted(parse_results(data).results) == [0, 1]
     assert sorted(parse_results(data, secret=SECRET).results) == [0]
+
+
+def numbered(*seqs, unnumbered: int = 0):
+    out = [dataclasses.replace(result(i, ("a", "b"), (1, 2)), seq=s) for i, s in enumerate(seqs)]
+    return out + [result(100 + i, ("a", "b"), (1, 2)) for i in range(unnumbered)]
+
+
+def test_check_sequence_finds_the_numbers_missing_below_the_highest():
+    assert check_sequence(numbered(1, 2, 3)).ok and check_sequence(numbered(1, 2, 3)).next_seq == 4
+    gap = check_sequence(numbered(1, 2, 4, 6))
+    assert (gap.missing, gap.lost, gap.next_seq) == ((3, 5), 2, 7) and not gap.ok
+    assert gap.describe() == "2 authentic lines deleted (sequence numbers 3, 5 missing)"
+    assert check_sequence([]).next_seq == 1
+
+
+def test_check_sequence_counts_unnumbered_older_lines_as_the_lowest_numbers():
+    mixed = check_sequence(numbered(4, 5, unnumbered=3))
+    assert mixed.ok and mixed.next_seq == 6
+    assert check_sequence(numbered(unnumbered=3)).next_seq == 4
+    one_gone = check_sequence(numbered(4, 5, unnumbered=2))
+    assert one_gone.lost == 1 and "1 authentic line deleted" in one_gone.describe()
+
+
+def test_check_sequence_takes_a_rejected_lines_claim_but_never_beyond_the_authentic_numbers():
+    assert check_sequence(numbered(1, 3), rejected=[2]).ok  # reported as rejected, not also as deleted
+    huge = check_sequence(numbered(1, 2), rejected=[10**12])  # a forged number bounds nothing
+    assert huge.ok and huge.next_seq == 3
+
+
+def test_seq_is_inside_the_mac_and_read_back():
+    line = result(0, ("a", "b"), (1, 2)).to_line(SECRET, 5)
+    assert parse_results(line, secret=SECRET).lines[0].result.seq == 5
+    altered = line.replace(b'"seq":5', b'"seq":4')
+    assert altered != line and parse_results(altered, secret=SECRET).rejected
+    bad = json.loads(line) | {"seq": "x"}
+    bad.pop("mac")
+    bad["mac"] = result_mac(SECRET, bad)
+    assert "seq" in parse_results(json.dumps(bad).encode() + b"\n", secret=SECRET).lines[0].problem
