@@ -1,0 +1,295 @@
+"""The engines as PettingZoo AEC environments (docs/learning.md).
+
+One environment per game: ``aec_env("back-alley")``, ``aec_env("schmier")``,
+``aec_env("pegs-and-jokers", players=6)``.  An episode is one whole game, as
+``referee play`` plays it: ``reset(seed=S)`` deals what ``referee play --seed S``
+deals, and the same actions give the same events.
+
+* Agents ``player_0`` … ``player_{n-1}`` are the seats; ``teams[t]`` lists the
+  agents of team ``t`` (RULES 0.2: seat mod the number of teams).
+* An observation is ``{"observation": int32 vector, "action_mask": int8
+  vector}``: the encoding of the seat's own view (``protocol.encoding``, a
+  function of ``observe(seat)`` alone) and its legal action ids.  The mask is
+  all zero for every agent but the one to act.
+* Actions are ids of the game's fixed ``Discrete`` space.  Pegs and Jokers
+  chooses one move in several steps (card, source, destination, …); the
+  same agent stays in ``agent_selection`` until its move is complete.
+* Rewards (``rewards=``): ``"score"`` (default) pays every agent its team's
+  change of the game's own score when it happens — Back Alley and Schmier at
+  each deal's end (the ``deal_score`` event), Pegs and Jokers whenever a peg
+  of the team reaches home — so an agent's rewards over a game add up to its
+  team's final score; ``"outcome"`` pays only at the end: +1 to the winning
+  team, -1 to the others, 0 to all for a draw or an aborted game.
+* An action id that is not legal now raises ``IllegalActionId`` and changes
+  nothing; ``illegal="lose"`` wraps the environment in PettingZoo's
+  ``TerminateIllegalWrapper`` (the game ends, the mover gets -1) instead.
+"""
+
+from __future__ import annotations
+
+import operator
+import random
+from typing import Any, Literal
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from protocol.encoding import Decision, Encoding, encoding_for
+from referee.errors import UserFault
+from referee.games import Event, GameSpec, GameState, get_game
+
+__all__ = ["IllegalActionId", "RefereeAECEnv", "aec_env"]
+
+Rewards = Literal["score", "outcome"]
+
+
+class IllegalActionId(ValueError):
+    """An action id that is not legal for the agent to act (its mask is 0 there)."""
+
+
+class InvalidEnvOption(UserFault, ValueError):
+    """An environment option that is unknown or out of range."""
+
+
+def _names(game: str) -> str:
+    return game.replace("-", "_")
+
+
+class RefereeAECEnv(AECEnv):
+    """One game of the referee as a PettingZoo ``AECEnv`` (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"name": "referee_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, game: str, *, rewards: Rewards = "score", render_mode: str | None = None,
+                 **options: Any) -> None:
+        super().__init__()
+        spec: GameSpec = get_game(game)
+        self.spec = spec
+        self.options: dict[str, Any] = spec.normalize_options(options)
+        if rewards not in ("score", "outcome"):
+            raise InvalidEnvOption(f"rewards must be 'score' or 'outcome', not {rewards!r}")
+        if render_mode not in (None, "ansi"):
+            raise InvalidEnvOption(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.reward_mode: Rewards = rewards
+        self.game = spec.name
+        players = spec.num_seats(self.options)
+        num_teams = spec.num_teams(self.options)
+        suffix = f"_{players}p" if spec.name == "pegs-and-jokers" else ""
+        self.metadata = {**self.metadata, "name": f"referee_{_names(spec.name)}{suffix}_v0"}
+        self.encoding: Encoding = encoding_for(spec.name, self.options)
+        self.possible_agents = [f"player_{s}" for s in range(players)]
+        self._seat = {a: s for s, a in enumerate(self.possible_agents)}
+        self.teams: list[list[str]] = [
+            [a for s, a in enumerate(self.possible_agents) if spec.team_of(s, self.options) == t]
+            for t in range(num_teams)
+        ]
+        self._team = [spec.team_of(s, self.options) for s in range(players)]
+        enc = self.encoding
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(np.array(enc.low, dtype=np.int32), np.array(enc.high, dtype=np.int32),
+                                      dtype=np.int32),
+            "action_mask": spaces.Box(0, 1, (enc.num_actions,), dtype=np.int8),
+        })
+        act_space = spaces.Discrete(enc.num_actions)
+        # The same object on every call (api_test); one per agent, alike.
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        self._multi = enc.end is not None  # actions of several tokens (Pegs and Jokers)
+        self._zero_mask = np.zeros(enc.num_actions, dtype=np.int8)
+        self._zero_mask.flags.writeable = False
+        self._seed_rng = random.Random()
+        self.game_state: GameState | None = None
+        self.events: list[Event] = []
+        self.seed: int | None = None  # type: ignore[assignment]
+        self.agents = []
+
+    # -- the spaces ----------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- reset -----------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game.  ``seed=S`` deals what ``referee play --seed S`` deals; without
+        a seed the next game's seed is drawn from the last seeded one (or at random).
+        ``options`` is accepted, as PettingZoo's API asks, and ignored: the game's
+        options are the environment's (``aec_env(game, **options)``)."""
+        if seed is not None:
+            self._seed_rng = random.Random(seed)
+            game_seed = operator.index(seed)
+        else:
+            game_seed = self._seed_rng.getrandbits(31)
+        self.seed = game_seed
+        state, events = self.spec.new_game(game_seed, self.options)
+        self.game_state = state
+        self.events = list(events)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._rewards_dirty = False
+        self._team_home = [0] * len(self.teams)
+        self._begin_decision()
+
+    def _begin_decision(self) -> None:
+        state = self.game_state
+        assert state is not None
+        seat = state.to_act()
+        self._prefix: tuple[int, ...] = ()
+        self._decision: Decision | None = None
+        self._mask: bytearray | None = None
+        if seat is None:
+            self._actor = -1
+            return
+        self._actor = seat
+        self.agent_selection = self.possible_agents[seat]
+
+    # -- observe ---------------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self.game_state
+        assert state is not None, "reset() first"
+        seat = self._seat[agent]
+        own = seat == self._actor
+        vec = self.encoding.encode(state.observe(seat), self._prefix if own else ())
+        obs = np.frombuffer(vec, dtype=np.int32)
+        mask = np.frombuffer(self._current_mask(), dtype=np.int8).copy() if own else self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def _current_mask(self) -> bytearray:
+        mask = self._mask
+        if mask is None:
+            state = self.game_state
+            assert state is not None
+            if self._multi:
+                if self._decision is None:
+                    self._decision = self.encoding.decision(state.legal_actions())
+                mask = self._decision.mask(self._prefix)
+            else:
+                mask = self.encoding.mask(state.legal_actions())
+            self._mask = mask
+        return mask
+
+    def legal_action_ids(self) -> list[int]:
+        """The ids the agent to act may choose now (the non-zero entries of its mask)."""
+        if self._actor < 0:
+            return []
+        return [i for i, m in enumerate(self._current_mask()) if m]
+
+    # -- step ------------------------------------------------------------------------
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise IllegalActionId(f"an action is an integer id, not {action!r}") from None
+        mask = self._current_mask()
+        if not 0 <= a < len(mask) or not mask[a]:
+            legal = [i for i, m in enumerate(mask) if m]
+            raise IllegalActionId(f"action {a} is not legal for {agent} now (legal ids: {legal})")
+        state = self.game_state
+        assert state is not None
+        if self._rewards_dirty:
+            for k in self.rewards:
+                self.rewards[k] = 0.0
+            self._rewards_dirty = False
+        self._cumulative_rewards[agent] = 0.0
+        if self._multi:
+            prefix = self._prefix + (a,)
+            decision = self._decision
+            assert decision is not None
+            text = decision.text(prefix)
+            if text is None:  # more steps of the same decision: the same agent goes on
+                self._prefix = prefix
+                self._mask = None
+                return
+        else:
+            text = self.encoding.action_names[a]
+        events = state.apply(text)
+        self.events += events
+        self._score(events)
+        if state.to_act() is None:
+            for k in self.agents:
+                self.terminations[k] = True
+        self._begin_decision()
+        if self._actor < 0:
+            self._deads_step_first()
+
+    def _score(self, events: list[Event]) -> None:
+        state = self.game_state
+        assert state is not None
+        paid: list[float] | None = None
+        if self.reward_mode == "score":
+            if self.game == "pegs-and-jokers":
+                home = list(state.team_home())  # type: ignore[attr-defined]
+                if home != self._team_home:
+                    paid = [float(h - o) for h, o in zip(home, self._team_home, strict=True)]
+                    self._team_home = home
+            else:
+                for e in events:
+                    data = e.data
+                    if data["type"] == "deal_score":
+                        paid = [float(x) for x in data["deal_scores" if self.game == "back-alley" else "delta"]]
+        else:
+            outcome = state.outcome()
+            if outcome is not None and outcome.status == "win":
+                paid = [1.0 if t in outcome.winners else -1.0 for t in range(len(self.teams))]
+        if paid is not None:
+            team = self._team
+            rewards = self.rewards
+            cumulative = self._cumulative_rewards
+            for s, agent in enumerate(self.possible_agents):
+                r = paid[team[s]]
+                rewards[agent] = r
+                cumulative[agent] += r
+            self._rewards_dirty = True
+
+    # -- rendering ---------------------------------------------------------------------
+
+    def render(self) -> str | None:
+        """``ansi``: one line, the game, its seed and the agent to act with its legal actions."""
+        if self.render_mode is None:
+            return None
+        state = self.game_state
+        if state is None:
+            return f"{self.game}: not started"
+        outcome = state.outcome()
+        if outcome is not None:
+            return f"{self.game} seed {self.seed}: over, {outcome.status} {list(outcome.winners)} {list(outcome.scores)}"
+        return (f"{self.game} seed {self.seed}: {self.agent_selection} to {state.decision()}; "
+                f"legal: {' '.join(state.legal_actions())}")
+
+    def close(self) -> None:
+        pass
+
+
+def aec_env(game: str, *, illegal: Literal["raise", "lose"] = "raise", rewards: Rewards = "score",
+            render_mode: str | None = None, **options: Any) -> AECEnv:
+    """The PettingZoo AEC environment of ``game`` (``"back-alley"``, ``"schmier"``,
+    ``"pegs-and-jokers"``) with its game ``options`` (e.g. ``players=6``).
+
+    Wrapped as PettingZoo's own classic environments are: out-of-range ids are
+    refused and the order of calls is enforced; with ``illegal="lose"`` an illegal
+    id ends the game with -1 for the mover (``TerminateIllegalWrapper``) instead of
+    raising ``IllegalActionId``.  ``env.unwrapped`` is the ``RefereeAECEnv``."""
+    if illegal not in ("raise", "lose"):
+        raise InvalidEnvOption(f"illegal must be 'raise' or 'lose', not {illegal!r}")
+    env: AECEnv = RefereeAECEnv(game, rewards=rewards, render_mode=render_mode, **options)
+    if illegal == "lose":
+        env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
