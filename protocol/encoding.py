@@ -224,8 +224,57 @@ class BackAlleyEncoding(Encoding):
         self._card = _onehot_index(self.DECK)
         self._bid = _onehot_index(self.BIDS)
         self._template = array("i", bytes(4 * self.size))
-        f = self.fields
-        self._o = {name: off for name, (off, _) in f.items()}
+        o = self._o = {name: off for name, (off, _) in self.fields.items()}
+        # Index tables of the hot path (``encode``); the field order above is relied on.
+        assert o["tricks_won"] + 2 == o["broken"] and o["broken"] + 1 == o["scores"] and o["scores"] + 2 == o["redeals"]
+        assert o["contracts"] + 4 == o["contracts_made"]
+        self._turn_up = {c: o["turn_up"] + i for c, i in self._card.items()}
+        self._trump = {None: o["trump"] + 4, **{su: o["trump"] + i for i, su in enumerate(SUITS)}}
+        self._phase = {"bid": o["phase"], "play": o["phase"] + 1}
+        self._h0 = o["h"] - 1
+        self._deal0 = o["deal"] - 1
+        self._dealer0 = o["dealer"]
+        self._levels0 = o["board_levels"]
+        self._leader0 = o["leader"]
+        self._won0 = o["tricks_won"]
+        self._bid_tables = tuple({b: o["bids"] + 14 * r + i for b, i in self._bid.items()} for r in range(4))
+        # [leader][k]: card -> index for the k-th card of a trick led by relative seat ``leader``.
+        self._trick_tables = self._rotations(o["trick"])
+        self._played_tables = self._rotations(0)  # indices into the played field (``_played``)
+        self._played0, self._played1 = o["played"], o["played"] + 4 * 54
+        self._played_template = array("i", bytes(4 * 4 * 54))
+        self._memo: dict[int, tuple[tuple[Any, ...], list[Any], array]] = {}
+
+    def _played(self, me: int, state: Mapping[str, Any], past: list[dict[str, Any]]) -> array:
+        """The ``played`` field of ``me``'s view: from the last one this seat's view had,
+        when the deal is the same and its finished tricks begin with the ones seen then
+        (they only grow during a deal), else anew.  A memo of a pure function: the
+        result depends on ``state`` alone (the cached tricks are compared, not assumed)."""
+        key = (state["deal"], state["dealer"], state["redeals"], state["turn_up"])
+        memo = self._memo.get(me)
+        done = 0
+        if memo is not None and memo[0] == key:
+            seen = memo[1]
+            done = len(seen)
+            if done <= len(past) and past[:done] == seen:
+                if done == len(past):
+                    return memo[2]
+                section = array("i", memo[2])
+            else:
+                done = 0
+        if not done:
+            section = array("i", self._played_template)
+        rotations = self._played_tables
+        for t in past[done:]:
+            t0, t1, t2, t3 = rotations[(t["leader"] - me) & 3]
+            c0, c1, c2, c3 = t["cards"]
+            section[t0[c0]] = section[t1[c1]] = section[t2[c2]] = section[t3[c3]] = 1
+        self._memo[me] = (key, list(past), section)
+        return section
+
+    def _rotations(self, offset: int) -> tuple[tuple[dict[str, int], ...], ...]:
+        seats = [{c: offset + 54 * r + i for c, i in self._card.items()} for r in range(4)]
+        return tuple(tuple(seats[(leader + k) & 3] for k in range(4)) for leader in range(4))
 
     def tokens(self, text: str) -> tuple[int, ...]:
         try:
@@ -238,32 +287,30 @@ class BackAlleyEncoding(Encoding):
         return self.action_names[i]
 
     def encode(self, state: Mapping[str, Any], prefix: Sequence[int] = ()) -> array:
+        # The hot path of the environment (docs/learning.md's benchmark): every index is
+        # looked up in a table made once (per relative seat, card -> vector index).
         o = self._o
-        card = self._card
         v = array("i", self._template)
         me = state["seat"]
+        hand = self._card
         for c in state["hand"]:
-            v[card[c]] = 1
-        v[o["turn_up"] + card[state["turn_up"]]] = 1
-        trump = state["trump"]
-        v[o["trump"] + (4 if trump is None else SUITS.index(trump))] = 1
-        phase = state["phase"]
-        if phase == "bid":
-            v[o["phase"]] = 1
-        elif phase == "play":
-            v[o["phase"] + 1] = 1
-        v[o["h"] + state["h"] - 1] = 1
-        v[o["deal"] + state["deal"] - 1] = 1
-        v[o["dealer"] + ((state["dealer"] - me) & 3)] = 1
-        bid_ix = self._bid
-        bids = o["bids"]
-        levels = o["board_levels"]
+            v[hand[c]] = 1
+        v[self._turn_up[state["turn_up"]]] = 1
+        v[self._trump[state["trump"]]] = 1
+        phase = self._phase.get(state["phase"])
+        if phase is not None:
+            v[phase] = 1
+        v[self._h0 + state["h"]] = 1
+        v[self._deal0 + state["deal"]] = 1
+        v[self._dealer0 + ((state["dealer"] - me) & 3)] = 1
+        bid_tables = self._bid_tables
+        levels = self._levels0
         board_levels = state["board_levels"]
         for s, bid in enumerate(state["bids"]):
-            r = (s - me) & 3
             if bid is not None:
-                v[bids + 14 * r + bid_ix[bid]] = 1
-            v[levels + r] = board_levels[s]
+                r = (s - me) & 3
+                v[bid_tables[r][bid]] = 1
+                v[levels + r] = board_levels[s]
         contracts = state["contracts"]
         if contracts is not None:
             mine, theirs = contracts[me & 1], contracts[(me & 1) ^ 1]
@@ -272,31 +319,30 @@ class BackAlleyEncoding(Encoding):
             v[c0 + 1] = mine["board"]
             v[c0 + 2] = theirs["target"]
             v[c0 + 3] = theirs["board"]
-            v[o["contracts_made"]] = 1
+            v[c0 + 4] = 1  # contracts_made
         jd = state["joker_discard"]
         if jd is not None:
             v[o["joker_discard"] + ((jd["seat"] - me) & 3)] = 1
         trick = state["trick"]
         if trick is not None:
             leader = (trick["leader"] - me) & 3
-            v[o["leader"] + leader] = 1
-            t0 = o["trick"]
+            v[self._leader0 + leader] = 1
+            tables = self._trick_tables[leader]  # the tables of the seats in the order they played
             for i, c in enumerate(trick["cards"]):
-                v[t0 + 54 * ((leader + i) & 3) + card[c]] = 1
-        p0 = o["played"]
-        for past in state["past_tricks"]:
-            leader = past["leader"] - me
-            for i, c in enumerate(past["cards"]):
-                v[p0 + 54 * ((leader + i) & 3) + card[c]] = 1
+                v[tables[i][c]] = 1
+        past = state["past_tricks"]
+        if past:
+            v[self._played0:self._played1] = self._played(me, state, past)
         won = state["tricks_won"]
         scores = state["scores"]
         t = me & 1
-        v[o["tricks_won"]] = won[t]
-        v[o["tricks_won"] + 1] = won[t ^ 1]
-        v[o["broken"]] = 1 if state["broken"] else 0
-        v[o["scores"]] = scores[t]
-        v[o["scores"] + 1] = scores[t ^ 1]
-        v[o["redeals"]] = state["redeals"]
+        w0 = self._won0
+        v[w0] = won[t]
+        v[w0 + 1] = won[t ^ 1]
+        v[w0 + 2] = 1 if state["broken"] else 0  # broken
+        v[w0 + 3] = scores[t]  # scores
+        v[w0 + 4] = scores[t ^ 1]
+        v[w0 + 5] = state["redeals"]  # redeals
         return v
 
 

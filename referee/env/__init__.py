@@ -8,6 +8,6 @@ again as a subprocess bot (``protocol.bot.run_policy``).
 
 from __future__ import annotations
 
-from .aec import IllegalActionId, InvalidEnvOption, RefereeAECEnv, aec_env
+from .aec import IllegalActionId, InvalidEnvOption, NotResetError, RefereeAECEnv, aec_env
 
-__all__ = ["IllegalActionId", "InvalidEnvOption", "RefereeAECEnv", "aec_env"]
+__all__ = ["IllegalActionId", "InvalidEnvOption", "NotResetError", "RefereeAECEnv", "aec_env"]

@@ -40,13 +40,17 @@ from protocol.encoding import Decision, Encoding, encoding_for
 from referee.errors import UserFault
 from referee.games import Event, GameSpec, GameState, get_game
 
-__all__ = ["IllegalActionId", "RefereeAECEnv", "aec_env"]
+__all__ = ["IllegalActionId", "InvalidEnvOption", "NotResetError", "RefereeAECEnv", "aec_env"]
 
 Rewards = Literal["score", "outcome"]
 
 
 class IllegalActionId(ValueError):
     """An action id that is not legal for the agent to act (its mask is 0 there)."""
+
+
+class NotResetError(AttributeError):
+    """``step`` or ``observe`` before the first ``reset`` (as PettingZoo's ``OrderEnforcingWrapper``)."""
 
 
 class InvalidEnvOption(UserFault, ValueError):
@@ -98,8 +102,7 @@ class RefereeAECEnv(AECEnv):
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._multi = enc.end is not None  # actions of several tokens (Pegs and Jokers)
-        self._zero_mask = np.zeros(enc.num_actions, dtype=np.int8)
-        self._zero_mask.flags.writeable = False
+        self._num_actions = enc.num_actions
         self._seed_rng = random.Random()
         self.game_state: GameState | None = None
         self.events: list[Event] = []
@@ -157,12 +160,14 @@ class RefereeAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self.game_state
-        assert state is not None, "reset() first"
+        if state is None:
+            raise NotResetError("observe() before reset()")
         seat = self._seat[agent]
         own = seat == self._actor
         vec = self.encoding.encode(state.observe(seat), self._prefix if own else ())
         obs = np.frombuffer(vec, dtype=np.int32)
-        mask = np.frombuffer(self._current_mask(), dtype=np.int8).copy() if own else self._zero_mask.copy()
+        # a fresh bytearray per observation: the caller may keep or change the array
+        mask = np.frombuffer(bytearray(self._current_mask()) if own else bytearray(self._num_actions), dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def _current_mask(self) -> bytearray:
@@ -188,6 +193,8 @@ class RefereeAECEnv(AECEnv):
     # -- step ------------------------------------------------------------------------
 
     def step(self, action: Any) -> None:
+        if self.game_state is None:
+            raise NotResetError("step() before reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -281,15 +288,16 @@ def aec_env(game: str, *, illegal: Literal["raise", "lose"] = "raise", rewards: 
     """The PettingZoo AEC environment of ``game`` (``"back-alley"``, ``"schmier"``,
     ``"pegs-and-jokers"``) with its game ``options`` (e.g. ``players=6``).
 
-    Wrapped as PettingZoo's own classic environments are: out-of-range ids are
-    refused and the order of calls is enforced; with ``illegal="lose"`` an illegal
-    id ends the game with -1 for the mover (``TerminateIllegalWrapper``) instead of
-    raising ``IllegalActionId``.  ``env.unwrapped`` is the ``RefereeAECEnv``."""
+    ``illegal="raise"`` (default): the environment itself, which refuses an id that is
+    not legal now — out of range or masked out — with ``IllegalActionId`` and changes
+    nothing, and refuses ``step``/``observe`` before ``reset`` (what PettingZoo's
+    ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` would check, without
+    their cost per step).  ``illegal="lose"``: wrapped in PettingZoo's
+    ``TerminateIllegalWrapper``: an illegal id ends the game, the mover gets -1 and
+    the others 0.  ``env.unwrapped`` is the ``RefereeAECEnv`` either way."""
     if illegal not in ("raise", "lose"):
         raise InvalidEnvOption(f"illegal must be 'raise' or 'lose', not {illegal!r}")
     env: AECEnv = RefereeAECEnv(game, rewards=rewards, render_mode=render_mode, **options)
     if illegal == "lose":
-        env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
-
+        env = wrappers.OrderEnforcingWrapper(wrappers.TerminateIllegalWrapper(env, illegal_reward=-1))
+    return env
