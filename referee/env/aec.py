@@ -105,7 +105,10 @@ class RefereeAECEnv(AECEnv):
         self._num_actions = enc.num_actions
         self._seed_rng = random.Random()
         self.game_state: GameState | None = None
+        #: Every engine event of the game so far (the record's god view, ``Event.to`` says who sees it).
         self.events: list[Event] = []
+        #: ``(seat, action text)`` of every decision applied so far, as a record's decision lines.
+        self.decisions: list[tuple[int, str]] = []
         self.seed: int | None = None  # type: ignore[assignment]
         self.agents = []
 
@@ -133,6 +136,7 @@ class RefereeAECEnv(AECEnv):
         state, events = self.spec.new_game(game_seed, self.options)
         self.game_state = state
         self.events = list(events)
+        self.decisions = []
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -227,6 +231,7 @@ class RefereeAECEnv(AECEnv):
             text = self.encoding.action_names[a]
         events = state.apply(text)
         self.events += events
+        self.decisions.append((self._actor, text))
         self._score(events)
         if state.to_act() is None:
             for k in self.agents:
