@@ -512,8 +512,8 @@ class PegsAndJokersEncoding(Encoding):
         lay.add("discards", 53, high=2 * decks, note="per card: how many are in the discard pile")
         lay.add("team_home", 2, high=5 * n // 2, note="pegs home: own team, other team")
         lay.add("turns", 1, high=max_turns, note="turns played")
-        lay.add("stage", 5, note="one-hot, this seat's pending decision: card, source 1, destination 1, "
-                                 "source 2, destination 2 (end or nothing else)")
+        lay.add("stage", 5, note="one-hot, what this seat chooses next: card, source 1, destination 1, "
+                                 "source 2 (or end), destination 2; all zero when it is not to act")
         lay.add("chosen_card", 106, note="one-hot: the card token chosen in this decision (play or discard)")
         lay.add("chosen", 4 * P, note="one-hot per part position chosen so far: source 1, destination 1, "
                                       "source 2, destination 2")

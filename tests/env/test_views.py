@@ -41,6 +41,7 @@ def test_every_observation_is_the_encoding_of_that_seats_view(config):
             got = env.observe(other)
             want = np.frombuffer(fresh.encode(raw.game_state.observe(seat), prefix), dtype=np.int32)
             assert np.array_equal(got["observation"], want), (other, checked)
+            assert env.observation_space(other).contains(got), (other, checked)
             assert got["observation"].dtype == np.int32
             if other != agent:
                 assert not got["action_mask"].any(), "only the agent to act has a non-zero mask"
