@@ -229,7 +229,8 @@ class BackAlleyEncoding(Encoding):
         assert o["tricks_won"] + 2 == o["broken"] and o["broken"] + 1 == o["scores"] and o["scores"] + 2 == o["redeals"]
         assert o["contracts"] + 4 == o["contracts_made"]
         self._turn_up = {c: o["turn_up"] + i for c, i in self._card.items()}
-        self._trump = {None: o["trump"] + 4, **{su: o["trump"] + i for i, su in enumerate(SUITS)}}
+        self._trump: dict[str | None, int] = {None: o["trump"] + 4}
+        self._trump.update((su, o["trump"] + i) for i, su in enumerate(SUITS))
         self._phase = {"bid": o["phase"], "play": o["phase"] + 1}
         self._h0 = o["h"] - 1
         self._deal0 = o["deal"] - 1
@@ -237,7 +238,11 @@ class BackAlleyEncoding(Encoding):
         self._levels0 = o["board_levels"]
         self._leader0 = o["leader"]
         self._won0 = o["tricks_won"]
-        self._bid_tables = tuple({b: o["bids"] + 14 * r + i for b, i in self._bid.items()} for r in range(4))
+        bid_tables = [{b: o["bids"] + 14 * r + i for b, i in self._bid.items()} for r in range(4)]
+        # [me][s]: (bid -> index, board level index) of absolute seat s seen from seat me.
+        self._bid_rot = tuple(
+            tuple((bid_tables[(s - me) & 3], o["board_levels"] + ((s - me) & 3)) for s in range(4)) for me in range(4)
+        )
         # [leader][k]: card -> index for the k-th card of a trick led by relative seat ``leader``.
         self._trick_tables = self._rotations(o["trick"])
         self._played_tables = self._rotations(0)  # indices into the played field (``_played``)
@@ -303,14 +308,10 @@ class BackAlleyEncoding(Encoding):
         v[self._h0 + state["h"]] = 1
         v[self._deal0 + state["deal"]] = 1
         v[self._dealer0 + ((state["dealer"] - me) & 3)] = 1
-        bid_tables = self._bid_tables
-        levels = self._levels0
-        board_levels = state["board_levels"]
-        for s, bid in enumerate(state["bids"]):
+        for (table, level), bid, n in zip(self._bid_rot[me], state["bids"], state["board_levels"], strict=True):
             if bid is not None:
-                r = (s - me) & 3
-                v[bid_tables[r][bid]] = 1
-                v[levels + r] = board_levels[s]
+                v[table[bid]] = 1
+                v[level] = n
         contracts = state["contracts"]
         if contracts is not None:
             mine, theirs = contracts[me & 1], contracts[(me & 1) ^ 1]
@@ -327,9 +328,8 @@ class BackAlleyEncoding(Encoding):
         if trick is not None:
             leader = (trick["leader"] - me) & 3
             v[self._leader0 + leader] = 1
-            tables = self._trick_tables[leader]  # the tables of the seats in the order they played
-            for i, c in enumerate(trick["cards"]):
-                v[tables[i][c]] = 1
+            for table, c in zip(self._trick_tables[leader], trick["cards"], strict=False):  # seats in the order played
+                v[table[c]] = 1
         past = state["past_tricks"]
         if past:
             v[self._played0:self._played1] = self._played(me, state, past)
@@ -384,7 +384,8 @@ class SchmierEncoding(Encoding):
         lay.add("leader", 6, note="one-hot: the current trick's leader, relative seat")
         lay.add("played", 6 * 53, note="per relative seat: the cards it played to this deal's finished tricks")
         lay.add("tricks_won", 3, high=6, note="per relative team (0 = own): tricks won this deal")
-        lay.add("points", 6 * 3, note="per point (high low right left joker game), one-hot: the relative team that holds it")
+        lay.add("points", 6 * 3,
+                note="per point (high low right left joker game), one-hot: the relative team that holds it")
         lay.add("counts", 3, high=81, note="per relative team: card points for Game (SC-7.6) this deal")
         lay.add("scores", 3, low=-6 * max_deals, high=26, note="per relative team: game score")
         lay.add("played_deals", 1, high=max_deals, note="deals played (all-pass deals not counted)")

@@ -33,8 +33,8 @@ from typing import Any, Literal
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from protocol.encoding import Decision, Encoding, encoding_for
 from referee.errors import UserFault
@@ -102,6 +102,10 @@ class RefereeAECEnv(AECEnv):
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._multi = enc.end is not None  # actions of several tokens (Pegs and Jokers)
+        #: The ``deal_score`` event's field that pays each team, where rewards are deal scores.
+        self._paid_on: str | None = None
+        if rewards == "score" and spec.name != "pegs-and-jokers":
+            self._paid_on = "deal_scores" if spec.name == "back-alley" else "delta"
         self._num_actions = enc.num_actions
         self._seed_rng = random.Random()
         self.game_state: GameState | None = None
@@ -109,8 +113,9 @@ class RefereeAECEnv(AECEnv):
         self.events: list[Event] = []
         #: ``(seat, action text)`` of every decision applied so far, as a record's decision lines.
         self.decisions: list[tuple[int, str]] = []
-        self.seed: int | None = None  # type: ignore[assignment]
-        self.agents = []
+        #: The seed of the running game (``reset``).
+        self.seed: int | None = None
+        self.agents: list[str] = []
 
     # -- the spaces ----------------------------------------------------------------
 
@@ -142,7 +147,7 @@ class RefereeAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._rewards_dirty = False
         self._team_home = [0] * len(self.teams)
         self._begin_decision()
@@ -232,42 +237,50 @@ class RefereeAECEnv(AECEnv):
         events = state.apply(text)
         self.events += events
         self.decisions.append((self._actor, text))
-        self._score(events)
-        if state.to_act() is None:
+        paid_on = self._paid_on
+        if paid_on is None:
+            self._score(events)
+        else:  # Back Alley, Schmier: a deal's score (the hot path: no call unless it is there)
+            for e in events:
+                if e.data["type"] == "deal_score":
+                    self._pay([float(x) for x in e.data[paid_on]])
+        # The next decision (``_begin_decision``, inlined on the hot path).
+        self._prefix = ()
+        self._decision = None
+        self._mask = None
+        seat = state.to_act()
+        if seat is None:
+            self._actor = -1
             for k in self.agents:
                 self.terminations[k] = True
-        self._begin_decision()
-        if self._actor < 0:
             self._deads_step_first()
+        else:
+            self._actor = seat
+            self.agent_selection = self.possible_agents[seat]
 
     def _score(self, events: list[Event]) -> None:
+        """Rewards of a step, where they are not a deal's score (``_paid_on``)."""
         state = self.game_state
         assert state is not None
-        paid: list[float] | None = None
-        if self.reward_mode == "score":
-            if self.game == "pegs-and-jokers":
-                home = list(state.team_home())  # type: ignore[attr-defined]
-                if home != self._team_home:
-                    paid = [float(h - o) for h, o in zip(home, self._team_home, strict=True)]
-                    self._team_home = home
-            else:
-                for e in events:
-                    data = e.data
-                    if data["type"] == "deal_score":
-                        paid = [float(x) for x in data["deal_scores" if self.game == "back-alley" else "delta"]]
-        else:
-            outcome = state.outcome()
-            if outcome is not None and outcome.status == "win":
-                paid = [1.0 if t in outcome.winners else -1.0 for t in range(len(self.teams))]
-        if paid is not None:
-            team = self._team
-            rewards = self.rewards
-            cumulative = self._cumulative_rewards
-            for s, agent in enumerate(self.possible_agents):
-                r = paid[team[s]]
-                rewards[agent] = r
-                cumulative[agent] += r
-            self._rewards_dirty = True
+        if self.reward_mode == "score":  # Pegs and Jokers: the pegs home of each team
+            home = list(state.team_home())  # type: ignore[attr-defined]
+            if home != self._team_home:
+                self._pay([float(h - o) for h, o in zip(home, self._team_home, strict=True)])
+                self._team_home = home
+            return
+        outcome = state.outcome()
+        if outcome is not None and outcome.status == "win":
+            self._pay([1.0 if t in outcome.winners else -1.0 for t in range(len(self.teams))])
+
+    def _pay(self, per_team: list[float]) -> None:
+        team = self._team
+        rewards = self.rewards
+        cumulative = self._cumulative_rewards
+        for s, agent in enumerate(self.possible_agents):
+            r = per_team[team[s]]
+            rewards[agent] = r
+            cumulative[agent] += r
+        self._rewards_dirty = True
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -280,7 +293,8 @@ class RefereeAECEnv(AECEnv):
             return f"{self.game}: not started"
         outcome = state.outcome()
         if outcome is not None:
-            return f"{self.game} seed {self.seed}: over, {outcome.status} {list(outcome.winners)} {list(outcome.scores)}"
+            return (f"{self.game} seed {self.seed}: over, {outcome.status} "
+                    f"{list(outcome.winners)} {list(outcome.scores)}")
         return (f"{self.game} seed {self.seed}: {self.agent_selection} to {state.decision()}; "
                 f"legal: {' '.join(state.legal_actions())}")
 
