@@ -8,9 +8,9 @@ trained in-process (``train.py``) and plays as a subprocess bot
 * **Bidding** (learned): the hand is summed up in a few features — cards
   per player ``h``, trumps held, high cards, the partner's bid so far —
   and a table keeps, per features and bid, the mean deal score the team got
-  after that bid.  The policy bids the best mean among the legal bids; a
-  features key it has never seen falls back to a rough estimate of the
-  tricks the hand takes.
+  after that bid.  The policy bids the best mean among the legal bids with
+  at least ``MIN_SAMPLES`` scores; without one it falls back to a rough
+  estimate of the tricks the hand takes (all an untrained table does).
 * **Play** (fixed, not learned): while the team still needs tricks for its
   contract, play the strongest legal card; once it is made, the weakest.
 """
@@ -31,6 +31,8 @@ BID_IDS = range(14)  # 0 pass, 1 … 12, 13 board (protocol.encoding's Back Alle
 CARD0 = 14  # id of the first card; card i of DECK is id 14 + i
 DECK = ENC.DECK
 RANKS = "23456789TJQKA"
+#: A table cell is trusted once it holds this many deal scores.
+MIN_SAMPLES = 8
 
 
 def field(obs: np.ndarray, name: str) -> np.ndarray:
@@ -72,9 +74,17 @@ def estimate(obs: np.ndarray) -> int:
     h = int(np.argmax(field(obs, "h"))) + 1
     trump = trump_of(obs)
     hand = [DECK[i] for i in np.flatnonzero(field(obs, "hand"))]
-    tricks = sum(0.9 if c in ("BJ", "LJ") or (c[1] == trump and c[0] in "AK") else
-                 0.6 if c[0] == "A" else 0.3 if c[1] == trump else 0 for c in hand)
-    return max(0, min(h - 1, int(tricks)))
+    tricks = 0.0
+    for c in hand:
+        if c in ("BJ", "LJ") or (c[1] == trump and c[0] in "AK"):
+            tricks += 0.95
+        elif c[1] == trump:
+            tricks += 0.6 if c[0] == "Q" else 0.35
+        elif c[0] == "A":
+            tricks += 0.75
+        elif c[0] == "K" and h >= 5:
+            tricks += 0.3
+    return max(0, min(h - 1, round(tricks)))
 
 
 class BiddingPolicy:
@@ -100,14 +110,17 @@ class BiddingPolicy:
         return self.play(obs, [int(a) for a in legal])
 
     def bid(self, obs: np.ndarray, legal: list[int]) -> int:
+        guess = estimate(obs)
         if self.epsilon and self.rng.random() < self.epsilon:
-            return self.rng.choice(legal)
+            # Explore near the estimate (a far bid, a board above all, mostly teaches how bad it is).
+            near = [b for b in legal if b == 0 or abs(b - guess) <= 2]
+            return self.rng.choice(near or legal)
         row = self.table.get(features(obs))
         if row:
-            known = [(s / n, b) for b, (s, n) in ((int(k), v) for k, v in row.items()) if b in legal and n]
+            known = [(s / n, b) for b, (s, n) in ((int(k), v) for k, v in row.items())
+                     if b in legal and n >= MIN_SAMPLES]
             if known:
                 return max(known)[1]
-        guess = estimate(obs)
         return guess if guess in legal else legal[0]
 
     def learn(self, key: str, bid: int, reward: float) -> None:
