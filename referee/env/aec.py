@@ -172,7 +172,8 @@ class RefereeAECEnv(AECEnv):
         if state is None:
             raise NotResetError("observe() before reset()")
         seat = self._seat[agent]
-        own = seat == self._actor
+        # The agent to act, unless a wrapper ended the game (TerminateIllegalWrapper).
+        own = seat == self._actor and not self.terminations.get(agent, True)
         vec = self.encoding.encode(state.observe(seat), self._prefix if own else ())
         obs = np.frombuffer(vec, dtype=np.int32)
         # a fresh bytearray per observation: the caller may keep or change the array

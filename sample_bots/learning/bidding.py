@@ -70,7 +70,8 @@ def features(obs: np.ndarray) -> str:
 
 
 def estimate(obs: np.ndarray) -> int:
-    """A rough trick count: the fallback bid for a key the table has not seen."""
+    """A rough trick count, or 13 (board) for a hand of one or two top trumps: the
+    fallback bid where the table knows no better."""
     h = int(np.argmax(field(obs, "h"))) + 1
     trump = trump_of(obs)
     hand = [DECK[i] for i in np.flatnonzero(field(obs, "hand"))]
@@ -84,6 +85,8 @@ def estimate(obs: np.ndarray) -> int:
             tricks += 0.75
         elif c[0] == "K" and h >= 5:
             tricks += 0.3
+    if h <= 2 and tricks >= 0.9 * h:
+        return 13  # board: every trick with a tiny hand of top trumps
     return max(0, min(h - 1, round(tricks)))
 
 
@@ -112,8 +115,8 @@ class BiddingPolicy:
     def bid(self, obs: np.ndarray, legal: list[int]) -> int:
         guess = estimate(obs)
         if self.epsilon and self.rng.random() < self.epsilon:
-            # Explore near the estimate (a far bid, a board above all, mostly teaches how bad it is).
-            near = [b for b in legal if b == 0 or abs(b - guess) <= 2]
+            # Explore near the estimate (a far bid mostly teaches how bad it is), pass and board.
+            near = [b for b in legal if b in (0, 13) or abs(b - guess) <= 2]
             return self.rng.choice(near or legal)
         row = self.table.get(features(obs))
         if row:

@@ -122,6 +122,7 @@ def test_under_illegal_lose_an_illegal_id_ends_the_game_with_minus_one_for_the_m
     assert all(env.terminations.values())
     assert env.rewards[agent] == -1
     assert all(r == 0 for a, r in env.rewards.items() if a != agent)
+    assert not any(env.observe(a)["action_mask"].any() for a in env.agents)  # nobody may act any more
 
 
 def test_step_or_observe_before_reset_is_refused():
