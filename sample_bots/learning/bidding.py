@@ -5,8 +5,9 @@ vector and the action mask of ``protocol.encoding``), so the same object is
 trained in-process (``train.py``) and plays as a subprocess bot
 (``policy_bot.py``, through ``protocol.bot.run_policy``).
 
-* **Bidding** (learned): the hand is summed up in a few features — cards
-  per player ``h``, trumps held, high cards, the partner's bid so far —
+* **Bidding** (learned): the hand is summed up in a few coarse features —
+  cards per player ``h`` (in 6 bands), trumps held (0 … 4+), high cards
+  (0 … 3+), the partner's bid so far —
   and a table keeps, per features and bid, the mean deal score the team got
   after that bid.  The policy bids the best mean among the legal bids with
   at least ``MIN_SAMPLES`` scores; without one it falls back to a rough
@@ -66,7 +67,9 @@ def features(obs: np.ndarray) -> str:
     else:
         b = int(np.argmax(partner))
         p = "pass" if b == 0 else "board" if b == 13 else "low" if b <= 2 else "high"
-    return f"h{h}:t{min(trumps, 6)}:k{min(high, 5)}:p{p}"
+    size = next(band for top, band in ((1, "1"), (2, "2"), (4, "3-4"), (7, "5-7"), (10, "8-10"), (13, "11-13"))
+                if h <= top)
+    return f"h{size}:t{min(trumps, 4)}:k{min(high, 3)}:p{p}"
 
 
 def estimate(obs: np.ndarray) -> int:
