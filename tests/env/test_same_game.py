@@ -20,7 +20,7 @@ import pytest
 from referee.env import aec_env
 from referee.match.record import EventLine, read_record
 
-from .conftest import SHORT, random_steps
+from .conftest import SHORT, config_id, random_steps
 from .policy_bot import policy
 
 HERE = Path(__file__).resolve().parent
@@ -48,7 +48,7 @@ def env_events(env) -> list:
     return [(e.data, None if e.to is None else list(e.to)) for e in env.unwrapped.events]
 
 
-@pytest.mark.parametrize(("game", "opts"), GAMES, ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize(("game", "opts"), GAMES, ids=[config_id(c) for c in GAMES])
 def test_the_same_actions_give_the_same_record_events(game, opts, tmp_path):
     seed = 424242
     env = aec_env(game, **{**opts, **SHORT[game]})
@@ -75,7 +75,7 @@ def play_policy_in_env(game: str, opts: dict, seed: int):
     return env
 
 
-@pytest.mark.parametrize(("game", "opts"), GAMES, ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize(("game", "opts"), GAMES, ids=[config_id(c) for c in GAMES])
 def test_a_policy_plays_alike_in_the_environment_and_as_a_subprocess_bot(game, opts, tmp_path):
     env = play_policy_in_env(game, opts, seed=77)
     got = play(game, opts, 77, [sys.executable, str(HERE / "policy_bot.py")], tmp_path)
