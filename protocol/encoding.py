@@ -248,23 +248,22 @@ class BackAlleyEncoding(Encoding):
         self._played_tables = self._rotations(0)  # indices into the played field (``_played``)
         self._played0, self._played1 = o["played"], o["played"] + 4 * 54
         self._played_template = array("i", bytes(4 * 4 * 54))
-        self._memo: dict[int, tuple[tuple[Any, ...], list[Any], array]] = {}
+        self._memo: dict[int, tuple[list[Any], array]] = {}
 
-    def _played(self, me: int, state: Mapping[str, Any], past: list[dict[str, Any]]) -> array:
-        """The ``played`` field of ``me``'s view: from the last one this seat's view had,
-        when the deal is the same and its finished tricks begin with the ones seen then
-        (they only grow during a deal), else anew.  A memo of a pure function: the
-        result depends on ``state`` alone (the cached tricks are compared, not assumed)."""
-        key = (state["deal"], state["dealer"], state["redeals"], state["turn_up"])
+    def _played(self, me: int, past: list[dict[str, Any]]) -> array:
+        """The ``played`` field of ``me``'s view: built on the one of the last view of this
+        seat whose finished tricks ``past`` begins with (they only grow during a deal), else
+        anew.  A memo of a pure function of ``(me, past)``: the cached tricks are compared
+        with ``past``, not assumed."""
         memo = self._memo.get(me)
         done = 0
-        if memo is not None and memo[0] == key:
-            seen = memo[1]
+        if memo is not None:
+            seen, cached = memo
             done = len(seen)
             if done <= len(past) and past[:done] == seen:
                 if done == len(past):
-                    return memo[2]
-                section = array("i", memo[2])
+                    return cached
+                section = array("i", cached)
             else:
                 done = 0
         if not done:
@@ -274,7 +273,7 @@ class BackAlleyEncoding(Encoding):
             t0, t1, t2, t3 = rotations[(t["leader"] - me) & 3]
             c0, c1, c2, c3 = t["cards"]
             section[t0[c0]] = section[t1[c1]] = section[t2[c2]] = section[t3[c3]] = 1
-        self._memo[me] = (key, list(past), section)
+        self._memo[me] = (list(past), section)
         return section
 
     def _rotations(self, offset: int) -> tuple[tuple[dict[str, int], ...], ...]:
@@ -332,7 +331,7 @@ class BackAlleyEncoding(Encoding):
                 v[table[c]] = 1
         past = state["past_tricks"]
         if past:
-            v[self._played0:self._played1] = self._played(me, state, past)
+            v[self._played0:self._played1] = self._played(me, past)
         won = state["tricks_won"]
         scores = state["scores"]
         t = me & 1

@@ -43,6 +43,8 @@ from referee.games import Event, GameSpec, GameState, get_game
 __all__ = ["IllegalActionId", "InvalidEnvOption", "NotResetError", "RefereeAECEnv", "aec_env"]
 
 Rewards = Literal["score", "outcome"]
+_INT32 = np.dtype(np.int32)
+_INT8 = np.dtype(np.int8)
 
 
 class IllegalActionId(ValueError):
@@ -175,10 +177,9 @@ class RefereeAECEnv(AECEnv):
         # The agent to act, unless a wrapper ended the game (TerminateIllegalWrapper).
         own = seat == self._actor and not self.terminations.get(agent, True)
         vec = self.encoding.encode(state.observe(seat), self._prefix if own else ())
-        obs = np.frombuffer(vec, dtype=np.int32)
-        # a fresh bytearray per observation: the caller may keep or change the array
-        mask = np.frombuffer(bytearray(self._current_mask()) if own else bytearray(self._num_actions), dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        # Fresh arrays per observation: the caller may keep or change them.
+        mask = bytearray(self._current_mask()) if own else bytearray(self._num_actions)
+        return {"observation": np.frombuffer(vec, dtype=_INT32), "action_mask": np.frombuffer(mask, dtype=_INT8)}
 
     def _current_mask(self) -> bytearray:
         mask = self._mask
