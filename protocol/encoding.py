@@ -43,6 +43,8 @@ STANDARD_DECK: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 
 #: Most an int32 field may declare as its bound.
 INT32_MAX = 2**31 - 1
+#: Action texts whose ids a Pegs and Jokers encoding remembers (then it starts again).
+TOKEN_CACHE = 1 << 16
 
 
 class Layout:
@@ -73,48 +75,55 @@ class Decision:
     ``mask(prefix)`` is a ``bytearray`` over the action ids: 1 for the tokens
     that may follow ``prefix``; ``text(prefix)`` is the action text ``prefix``
     completes, or ``None``; ``end`` is the id of the token that ends an action
-    which could also go on (``None`` in games of one token per action).
+    which could also go on (``None`` in games of one token per action).  The
+    next tokens are found by scanning the legal sequences (a decision has tens of
+    them, and each is asked about a few times), not by building a tree up front.
     """
 
-    __slots__ = ("_children", "_complete", "_n", "end", "legal")
+    __slots__ = ("_n", "_seqs", "end", "legal")
 
     def __init__(self, encoding: Encoding, legal: Sequence[str]) -> None:
         self.legal = list(legal)
         self._n = encoding.num_actions
         self.end = encoding.end
-        children: dict[tuple[int, ...], set[int]] = {}
-        complete: dict[tuple[int, ...], str] = {}
+        seqs: dict[tuple[int, ...], str] = {}
+        tokens = encoding.tokens
         for text in legal:
-            tokens = encoding.tokens(text)
-            if tokens in complete:
-                raise ValueError(f"two legal actions encode alike: {complete[tokens]!r} and {text!r}")
-            complete[tokens] = text
-            for i in range(len(tokens)):
-                children.setdefault(tokens[:i], set()).add(tokens[i])
-        if self.end is not None:
-            for tokens in complete:
-                if tokens in children:  # complete, and it could also go on: offer "end"
-                    children[tokens].add(self.end)
-        self._children = children
-        self._complete = complete
+            seq = tokens(text)
+            if seq in seqs:
+                raise ValueError(f"two legal actions encode alike: {seqs[seq]!r} and {text!r}")
+            seqs[seq] = text
+        self._seqs = seqs
+
+    def _next(self, prefix: tuple[int, ...]) -> set[int]:
+        """The tokens that may follow ``prefix`` (``end`` where a complete action could go on)."""
+        k = len(prefix)
+        nxt = {seq[k] for seq in self._seqs if len(seq) > k and seq[:k] == prefix}
+        if nxt and self.end is not None and prefix in self._seqs:
+            nxt.add(self.end)
+        return nxt
 
     def mask(self, prefix: tuple[int, ...] = ()) -> bytearray:
         mask = bytearray(self._n)
-        for token in self._children.get(prefix, ()):
+        for token in self._next(prefix):
             mask[token] = 1
         return mask
 
     def allows(self, prefix: tuple[int, ...], token: int) -> bool:
-        return token in self._children.get(prefix, ())
+        return token in self._next(prefix)
 
     def text(self, prefix: tuple[int, ...]) -> str | None:
         """The action ``prefix`` completes: a full token sequence that cannot go on,
         or one followed by ``end``; else ``None``."""
-        if prefix and prefix[-1] == self.end and self.end is not None:
-            return self._complete.get(prefix[:-1])
-        if prefix in self._children:
+        if prefix and self.end is not None and prefix[-1] == self.end:
+            return self._seqs.get(prefix[:-1])
+        text = self._seqs.get(prefix)
+        if text is None:
             return None
-        return self._complete.get(prefix)
+        k = len(prefix)
+        if any(len(seq) > k and seq[:k] == prefix for seq in self._seqs):
+            return None  # it could go on: ``end`` says it stops here
+        return text
 
 
 class Encoding:
@@ -526,11 +535,21 @@ class PegsAndJokersEncoding(Encoding):
         )
         self._card = _onehot_index(self.CARDS)
         self._pos = _onehot_index(self.positions)
+        self._token_cache: dict[str, tuple[int, ...]] = {}
         self._template = array("i", bytes(4 * self.size))
         self._o = {name: off for name, (off, _) in self.fields.items()}
         self._P = P
 
     def tokens(self, text: str) -> tuple[int, ...]:
+        cached = self._token_cache.get(text)
+        if cached is None:
+            cached = self._parse(text)
+            if len(self._token_cache) >= TOKEN_CACHE:
+                self._token_cache.clear()
+            self._token_cache[text] = cached
+        return cached
+
+    def _parse(self, text: str) -> tuple[int, ...]:
         try:
             if text.startswith("discard "):
                 return (self.DISCARD0 + self._card[text[8:]],)

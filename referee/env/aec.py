@@ -159,6 +159,7 @@ class RefereeAECEnv(AECEnv):
         assert state is not None
         seat = state.to_act()
         self._prefix: tuple[int, ...] = ()
+        self._view: dict[str, Any] | None = None  # the actor's engine view, kept for the steps of one move
         self._decision: Decision | None = None
         self._mask: bytearray | None = None
         if seat is None:
@@ -176,7 +177,13 @@ class RefereeAECEnv(AECEnv):
         seat = self._seat[agent]
         # The agent to act, unless a wrapper ended the game (TerminateIllegalWrapper).
         own = seat == self._actor and not self.terminations.get(agent, True)
-        vec = self.encoding.encode(state.observe(seat), self._prefix if own else ())
+        if own and self._multi:  # the state stands still during the steps of one move: one view
+            view = self._view
+            if view is None:
+                view = self._view = state.observe(seat)
+            vec = self.encoding.encode(view, self._prefix)
+        else:
+            vec = self.encoding.encode(state.observe(seat), self._prefix if own else ())
         # Fresh arrays per observation: the caller may keep or change them.
         mask = bytearray(self._current_mask()) if own else bytearray(self._num_actions)
         return {"observation": np.frombuffer(vec, dtype=_INT32), "action_mask": np.frombuffer(mask, dtype=_INT8)}
@@ -247,6 +254,7 @@ class RefereeAECEnv(AECEnv):
                 if e.data["type"] == "deal_score":
                     self._pay([float(x) for x in e.data[paid_on]])
         # The next decision (``_begin_decision``, inlined on the hot path).
+        self._view = None
         self._prefix = ()
         self._decision = None
         self._mask = None
