@@ -178,3 +178,29 @@ def test_outcome_rewards_pay_the_winners_one_and_the_others_minus_one():
     for t, members in enumerate(env.teams):
         for agent in members:
             assert totals[agent] == (1.0 if t in outcome.winners else -1.0)
+
+
+@pytest.mark.parametrize(("args", "kwargs", "message"), [
+    (("chess",), {}, "unknown game 'chess'"),
+    (("pegs-and-jokers",), {"players": 5}, "players must be 4, 6 or 8"),
+    (("back-alley",), {"players": 4}, "unknown Back Alley option"),
+    (("schmier",), {"rewards": "money"}, "rewards must be 'score' or 'outcome'"),
+    (("schmier",), {"illegal": "ignore"}, "illegal must be 'raise' or 'lose'"),
+    (("schmier",), {"render_mode": "human"}, "render_mode must be None or 'ansi'"),
+])
+def test_bad_environment_options_are_refused_as_the_users_fault(args, kwargs, message):
+    from referee.errors import UserFault
+
+    with pytest.raises(UserFault, match=message):
+        aec_env(*args, **kwargs)
+
+
+def test_ansi_render_names_the_agent_to_act_and_then_the_outcome():
+    env = aec_env("schmier", render_mode="ansi", max_deals=1)
+    env.reset(seed=4)
+    line = env.render()
+    assert line.startswith("schmier seed 4: player_") and "to bid; legal: pass 3 4 5 6" in line
+    rng = random.Random(0)
+    for _ in random_steps(env, rng):
+        pass
+    assert "over" in env.render()
