@@ -66,7 +66,7 @@ def _names(game: str) -> str:
 class RefereeAECEnv(AECEnv):
     """One game of the referee as a PettingZoo ``AECEnv`` (see the module docstring)."""
 
-    metadata: dict[str, Any] = {"name": "referee_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "referee_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
 
     def __init__(self, game: str, *, rewards: Rewards = "score", render_mode: str | None = None,
                  **options: Any) -> None:
@@ -76,8 +76,8 @@ class RefereeAECEnv(AECEnv):
         self.options: dict[str, Any] = spec.normalize_options(options)
         if rewards not in ("score", "outcome"):
             raise InvalidEnvOption(f"rewards must be 'score' or 'outcome', not {rewards!r}")
-        if render_mode not in (None, "ansi"):
-            raise InvalidEnvOption(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise InvalidEnvOption(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         self.render_mode = render_mode
         self.reward_mode: Rewards = rewards
         self.game = spec.name
@@ -295,9 +295,17 @@ class RefereeAECEnv(AECEnv):
     # -- rendering ---------------------------------------------------------------------
 
     def render(self) -> str | None:
-        """``ansi``: one line, the game, its seed and the agent to act with its legal actions."""
+        """One line: the game, its seed and the agent to act with its legal actions (or the
+        outcome).  ``ansi`` returns it; ``human`` prints it and returns ``None``."""
         if self.render_mode is None:
             return None
+        line = self._render_line()
+        if self.render_mode == "human":
+            print(line)
+            return None
+        return line
+
+    def _render_line(self) -> str:
         state = self.game_state
         if state is None:
             return f"{self.game}: not started"

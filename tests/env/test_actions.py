@@ -186,7 +186,7 @@ def test_outcome_rewards_pay_the_winners_one_and_the_others_minus_one():
     (("back-alley",), {"players": 4}, "unknown Back Alley option"),
     (("schmier",), {"rewards": "money"}, "rewards must be 'score' or 'outcome'"),
     (("schmier",), {"illegal": "ignore"}, "illegal must be 'raise' or 'lose'"),
-    (("schmier",), {"render_mode": "human"}, "render_mode must be None or 'ansi'"),
+    (("schmier",), {"render_mode": "rgb_array"}, "render_mode must be None, 'ansi' or 'human'"),
 ])
 def test_bad_environment_options_are_refused_as_the_users_fault(args, kwargs, message):
     from referee.errors import UserFault

@@ -55,3 +55,10 @@ def test_the_action_spaces_have_their_documented_sizes():
     assert aec_env("schmier").action_space("player_0").n == 63  # pass, 3 … 6, 4 suits, done, 53 cards
     for players in (4, 6, 8):  # 53 plays, 53 discards, S + 18·n track holes + H1 … H5, end
         assert aec_env("pegs-and-jokers", players=players).action_space("player_0").n == 106 + 18 * players + 6 + 1
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_render_test_passes(config, capsys):
+    game, opts = config
+    pettingzoo_test.render_test(lambda render_mode=None: aec_env(game, render_mode=render_mode, **opts))
+    assert f"{game} seed" in capsys.readouterr().out  # "human" printed its lines
