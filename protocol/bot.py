@@ -29,8 +29,13 @@ time, in the order they arrive.  Optional hooks see the rest:
 With ``tables`` > 1 each hook gets the table id as a second argument.
 A bot that keeps state between games must reset it in ``on_hello``.
 
+``run_policy(policy)`` plays with a policy trained on ``referee.env``
+(docs/learning.md): ``policy(obs, mask)`` gets the same NumPy arrays the
+environment gives an agent and returns an action id.
+
 The helper uses only the standard library (``json``), so it adds no start-up
-time of its own and does not depend on the referee's engines.  A bot that
+time of its own and does not depend on the referee's engines (``run_policy``
+imports NumPy when it is called).  A bot that
 needs no helper at all is ``sample_bots/random_bot.py``.
 """
 
@@ -42,7 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-__all__ = ["Request", "run"]
+__all__ = ["IllegalPolicyAction", "Request", "run", "run_policy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,3 +151,59 @@ def run(
             if games == 1:
                 return 0  # version 1: one game per process
     return 0
+
+
+class IllegalPolicyAction(ValueError):
+    """A policy chose an action id its mask does not allow (the environment's ``IllegalActionId``)."""
+
+
+def policy_decider(policy: Callable[[Any, Any], int]) -> Callable[[Request], str]:
+    """The ``decide`` function of ``run_policy``: a request's state and legal list through
+    ``protocol.encoding`` (the encoding ``referee.env`` uses), the policy's ids back to text.
+
+    A Pegs and Jokers move takes several ids: the policy is called once per id with the
+    move chosen so far in the observation, as the environment does."""
+    import numpy as np
+
+    from protocol.encoding import Encoding, encoding_for
+
+    encodings: dict[str, Encoding] = {}
+
+    def decide(request: Request) -> str:
+        options = request.hello.get("options") or {}
+        key = request.game + json.dumps(options, sort_keys=True)
+        enc = encodings.get(key)
+        if enc is None:
+            enc = encodings[key] = encoding_for(request.game, options)
+        state = request.state
+
+        def choose(prefix: tuple[int, ...], mask: bytearray) -> int:
+            obs = np.frombuffer(enc.encode(state, prefix), dtype=np.int32)
+            action = policy(obs, np.frombuffer(bytearray(mask), dtype=np.int8))
+            a = int(action)
+            if not 0 <= a < len(mask) or not mask[a]:
+                raise IllegalPolicyAction(
+                    f"the policy chose id {action!r}, which is not legal (legal ids: "
+                    f"{[i for i, m in enumerate(mask) if m]})")
+            return a
+
+        if enc.end is None:
+            return enc.action_names[choose((), enc.mask(request.legal))]
+        decision = enc.decision(request.legal)
+        prefix: tuple[int, ...] = ()
+        while True:
+            prefix += (choose(prefix, decision.mask(prefix)),)
+            text = decision.text(prefix)
+            if text is not None:
+                return text
+
+    return decide
+
+
+def run_policy(policy: Callable[[Any, Any], int], *, name: str = "policy", **kwargs: Any) -> int:
+    """Play games with ``policy(obs, mask) -> action id``, the shape of an agent of
+    ``referee.env`` (docs/learning.md), over stdin/stdout as ``run`` does (``kwargs``
+    are ``run``'s).  ``obs`` and ``mask`` are the NumPy arrays the environment would
+    give the seat (int32 and int8); an id the mask does not allow raises
+    ``IllegalPolicyAction`` (the process ends and the referee records the crash)."""
+    return run(policy_decider(policy), name=name, **kwargs)
