@@ -75,7 +75,8 @@ def register(app: typer.Typer) -> None:
                 raise UserError("--from needs --record NEW: where to write the new game's record")
             if new_record.resolve() == Path(record).resolve():
                 raise UserError(f"--record {new_record}: that is the recorded game itself; name a new file")
-            bots = bot_specs_for_seats(replay.spec, replay.options, bot) if bot else recorded_bots(rec)
+            bots = (bot_specs_for_seats(replay.spec, replay.options, bot, seed=rec.header.seed) if bot
+                    else recorded_bots(rec))
             err_dir = stderr_dir or new_record.with_name(new_record.name.removesuffix(".jsonl") + ".stderr")
             try:
                 new_record.parent.mkdir(parents=True, exist_ok=True)
@@ -95,7 +96,7 @@ def register(app: typer.Typer) -> None:
         if len(bot) != 1:
             raise UserError(f"give --bot once: the bot to ask (got {len(bot)}); to play on with several, use --from")
         req = replay.request(n)
-        spec = bot_specs_for_seats(replay.spec, replay.options, bot * rec.seats)[req.seat]
+        spec = bot_specs_for_seats(replay.spec, replay.options, bot * rec.seats, seed=rec.header.seed)[req.seat]
         if stderr_dir is not None:
             try:
                 stderr_dir.mkdir(parents=True, exist_ok=True)

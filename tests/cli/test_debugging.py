@@ -43,7 +43,7 @@ def misbehaving(name: str, *extra: str) -> str:
 def play(tmp_path: Path, team1: str, *extra) -> tuple[subprocess.CompletedProcess, Path]:
     record = tmp_path / "game.jsonl"
     res = referee("play", "back-alley", "--bot", RANDOM + " 1", "--bot", team1, "--seed", 11, "--record", record,
-                  "--decision-ms", 1000, *extra)
+                  "--decision-ms", 1000, "--force", *extra)  # --force: a test may play again over its game
     return res, record
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +153,83 @@ def test_replay_seat_out_of_range_is_a_user_error(ba_record):
     path, _ = ba_record
     res = referee("replay", path, "--seat", 9)
     assert res.returncode == 2 and "seats 0" in res.stderr
+
+
+# -- repeatable games: the README demo, {seed} in a bot command, records never overwritten ----------
+
+
+def readme_demo_args() -> list[str]:
+    """The arguments of the README's demo command (``.venv/bin/referee play ...``), as written."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```sh\n(python3 -m venv \.venv && .*?/referee play .*?)\n```", readme)
+    assert block, "the README's demo command is gone"
+    argv = shlex.split(block.group(1).split(" && ")[-1])
+    assert argv[0] == ".venv/bin/referee"
+    return argv[1:]
+
+
+def actions(record: Path) -> list[str]:
+    return [e["action"] for e in map(json.loads, record.read_text().splitlines()) if e["record"] == "decision"]
+
+
+def header(record: Path) -> dict:
+    return json.loads(record.read_text().splitlines()[0])
+
+
+def test_the_readme_demo_prints_the_same_result_twice(tmp_path):
+    shutil.copytree(ROOT / "sample_bots", tmp_path / "sample_bots")
+    args = readme_demo_args()
+    record = tmp_path / args[args.index("--record") + 1]
+    first = referee(*args, cwd=tmp_path)
+    second = referee(*args, cwd=tmp_path)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    again = record.with_name(record.stem + "-2.jsonl")
+    assert f"exists; recording to {again.name}" in second.stderr  # the first record is kept
+    shown = [[line for line in r.stdout.splitlines() if not line.startswith("Record:")] for r in (first, second)]
+    assert "Result:" in first.stdout and shown[0] == shown[1]
+    assert actions(record) == actions(again) and len(actions(record)) > 100
+
+
+def test_play_fills_the_placeholders_of_a_bot_command_per_seat(tmp_path):
+    from tournaments.schedule import bot_seed
+
+    path = tmp_path / "p.jsonl"
+    res = referee("play", "pegs-and-jokers", "--players", 4, "--bot", BOT + " {seed} --name s{seat}g{game}",
+                  "--bot", BOT + " {seed} --name s{seat}g{game}", "--seed", 5, "--record", path, "-q")
+    assert res.returncode == 0, res.stderr
+    commands = [seat["command"] for seat in header(path)["seats"]]
+    assert [c[-3:] for c in commands] == [[str(bot_seed(5, s, "")), "--name", f"s{s}g0"] for s in range(4)]
+    assert len({c[-3] for c in commands}) == 4  # each seat its own seed
+    assert "seats 0, 2: s0g0, s2g0" in res.stdout or "seats 1, 3: s1g0, s3g0" in res.stdout
+    # `ask` fills them in as the game did: the re-asked bot gets its seat's seed.
+    n = next(e["n"] for e in map(json.loads, path.read_text().splitlines()) if e["record"] == "decision")
+    seat = next(e["seat"] for e in map(json.loads, path.read_text().splitlines()) if e["record"] == "decision")
+    asked = referee("ask", path, n, "--bot", BOT + " {seed}")
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    assert f"asked: {BOT} {bot_seed(5, seat, '')}\n" in asked.stdout
+
+
+def test_play_never_overwrites_a_record_without_force(tmp_path):
+    path = tmp_path / "g.jsonl"
+    args = ("play", "pegs-and-jokers", "--players", 4, "--bot", BOT + " {seed}", "--bot", BOT + " {seed}",
+            "--record", path, "-q")
+    assert referee(*args, "--seed", 1).returncode == 0
+    before = path.read_bytes()
+    second = referee(*args, "--seed", 2)
+    assert second.returncode == 0, second.stderr
+    new = tmp_path / "g-2.jsonl"
+    assert path.read_bytes() == before and header(new)["seed"] == 2
+    assert second.stderr == f"referee: {path} exists; recording to {new} (--force overwrites)\n"
+    assert (tmp_path / "g-2.stderr").is_dir()  # its bots' stderr beside it, not over the first game's
+    third = referee(*args, "--seed", 3, "--force")
+    assert third.returncode == 0 and third.stderr == "", third.stderr
+    assert header(path)["seed"] == 3 and not (tmp_path / "g-3.jsonl").exists()
+
+
+def test_play_with_the_default_record_name_keeps_every_game(tmp_path):
+    args = ("play", "pegs-and-jokers", "--players", 4, "--bot", BOT, "--bot", BOT, "--seed", 4)
+    runs = [referee(*args, cwd=tmp_path) for _ in range(3)]
+    assert [r.returncode for r in runs] == [0, 0, 0]
+    names = sorted(p.name for p in (tmp_path / "records").glob("*.jsonl"))
+    assert names == ["pegs-and-jokers-seed4-2.jsonl", "pegs-and-jokers-seed4-3.jsonl", "pegs-and-jokers-seed4.jsonl"]
+    assert "Record: records/pegs-and-jokers-seed4-3.jsonl" in runs[2].stdout
