@@ -115,7 +115,7 @@ def register(app: typer.Typer) -> None:
         console.print(f"reply: {shown}", markup=False)
         verdict = "legal" if answer.legal else f"refused: {answer.reason}"
         console.print(f"verdict: {verdict}: {answer.message}", markup=False)
-        console.print(f"recorded: {rec.header.seats[req.seat].name} {describe_recorded(replay, req)}", markup=False)
+        console.print(f"recorded: {rec.names[req.seat]} {describe_recorded(replay, req)}", markup=False)
         if not answer.legal and answer.stderr_tail:
             console.print("Last stderr lines of the asked bot:")
             for line in answer.stderr_tail[-10:]:

@@ -134,7 +134,8 @@ def match_fault_line(result: MatchResult) -> str | None:
     f = result.fault
     if f is None:
         return None
-    return fault_line(game=result.game, seat=f.seat, who=result.seats[f.seat].name, reason=f.reason.value,
+    who = (result.names or [b.name for b in result.seats])[f.seat]  # its ready name, as the result line says
+    return fault_line(game=result.game, seat=f.seat, who=who, reason=f.reason.value,
                       message=f.message, record=result.record_path, request=f.request, deal=f.deal, turn=f.turn)
 
 

@@ -19,7 +19,8 @@ def header_lines(rec: Record) -> list[str]:
     h = rec.header
     opts = ", ".join(f"{k}={v}" for k, v in h.options.items())
     lines = [f"{h.game} (rules {h.rules_version or '?'}), seed {h.seed}" + (f", {opts}" if opts else "")]
-    lines.extend(f"  seat {s.seat} team {s.team}: {s.name}  [{' '.join(s.command)}]" for s in h.seats)
+    lines.extend(f"  seat {s.seat} team {s.team}: {name}  [{' '.join(s.command)}]"
+                 for s, name in zip(h.seats, rec.names, strict=True))
     return lines
 
 

@@ -275,6 +275,18 @@ class Record:
     def seats(self) -> int:
         return len(self.header.seats)
 
+    @property
+    def names(self) -> list[str]:
+        """What to call each seat's bot, as ``play`` showed it: its ``ready`` name (or ``--name``),
+        from the result line, else the ready line; the header's (named after the command, written
+        before ``ready``) only when the record ends before ``ready``."""
+        if self.result is not None and len(self.result.names) == self.seats:
+            return list(self.result.names)
+        ready = next((e for e in self.entries if isinstance(e, ReadyLine)), None)
+        if ready is not None and len(ready.names) == self.seats:
+            return list(ready.names)
+        return [s.name for s in self.header.seats]
+
 
 def read_record(path: Path) -> Record:
     """Read and validate a record.  A torn or missing tail marks it truncated, and

@@ -233,3 +233,65 @@ def test_play_with_the_default_record_name_keeps_every_game(tmp_path):
     names = sorted(p.name for p in (tmp_path / "records").glob("*.jsonl"))
     assert names == ["pegs-and-jokers-seed4-2.jsonl", "pegs-and-jokers-seed4-3.jsonl", "pegs-and-jokers-seed4.jsonl"]
     assert "Record: records/pegs-and-jokers-seed4-3.jsonl" in runs[2].stdout
+
+
+# -- one name for a bot: its ready name, wherever a bot is named ----------------------------------
+
+FAULTY = """import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "Gamma", "events": False}), flush=True)
+    elif m["type"] == "request":
+        print(json.dumps({"type": "action", "id": m["id"], "action": "no such action"}), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def named_record(tmp_path_factory):
+    """A Back Alley game between bots whose ready names (Alpha, Beta) are not their command's (random_bot)."""
+    path = tmp_path_factory.mktemp("names") / "named.jsonl"
+    res = referee("play", "back-alley", "--bot", BOT + " 1 --name Alpha", "--bot", BOT + " 2 --name Beta",
+                  "--seed", 3, "--record", path)
+    assert res.returncode == 0, res.stderr
+    return path, res
+
+
+def test_play_and_replay_name_a_bot_by_its_ready_name(named_record):
+    path, played = named_record
+    result = next(line for line in played.stdout.splitlines() if line.startswith("Result:"))
+    assert "(seats 0, 2: Alpha) wins" in result, result
+    for args in ((), ("--summary",), ("--deal", 2), ("--seat", 1)):
+        shown = referee("replay", path, *args)
+        assert shown.returncode == 0, shown.stderr
+        seats = [line for line in shown.stdout.splitlines() if line.startswith("  seat ")][:4]
+        assert [line.split("  [")[0] for line in seats] == [
+            "  seat 0 team 0: Alpha", "  seat 1 team 1: Beta", "  seat 2 team 0: Alpha", "  seat 3 team 1: Beta"]
+        assert "random_bot.py 1 --name Alpha]" in seats[0]  # the command is still shown, as the command
+
+
+def test_the_html_replay_and_ask_name_a_bot_by_its_ready_name(named_record, tmp_path):
+    path, _ = named_record
+    page = tmp_path / "r.html"
+    assert referee("replay", path, "--html", page).returncode == 0
+    html = page.read_text()
+    assert "seats 0: Alpha, 1: Beta, 2: Alpha, 3: Beta" in html
+    assert '"name": "Alpha"' in html or '"name":"Alpha"' in html
+    assert '"name": "random_bot"' not in html and '"name":"random_bot"' not in html
+    n = next(e["n"] for e in map(json.loads, path.read_text().splitlines())
+             if e["record"] == "decision" and e["seat"] == 1)
+    asked = referee("ask", path, n, "--bot", BOT)
+    assert "\nrecorded: Beta " in asked.stdout, asked.stdout
+
+
+def test_a_fault_line_names_the_bot_by_its_ready_name(tmp_path):
+    bot = tmp_path / "faulty.py"
+    bot.write_text(FAULTY)
+    path = tmp_path / "f.jsonl"
+    res = referee("play", "pegs-and-jokers", "--players", 4, "--bot", BOT, "--bot", f"{sys.executable} {bot}",
+                  "--seed", 1, "--record", path, "--sandbox", "off")
+    assert res.returncode == 3, res.stdout + res.stderr
+    fault = next(line for line in res.stdout.splitlines() if line.startswith("fault:"))
+    assert re.search(r", seat [13] \(Gamma\), ", fault), fault
+    shown = referee("replay", path, "--summary")
+    assert "  seat 1 team 1: Gamma  [" in shown.stdout and "  seat 3 team 1: Gamma  [" in shown.stdout, shown.stdout
