@@ -50,6 +50,8 @@ def register(app: typer.Typer) -> None:
         = None,
         sandbox: Annotated[SandboxMode | None, typer.Option(
             help="auto | required | off (default: the recorded game's setting).")] = None,
+        quiet: Annotated[bool, typer.Option(
+            "--quiet", "-q", help="Print only the verdict line (with --from: the result line).")] = False,
     ) -> None:
         """Re-ask request N of a recorded game to a bot (a new build of yours), or play on from it (--from).
 
@@ -84,10 +86,12 @@ def register(app: typer.Typer) -> None:
             except OSError as exc:
                 raise UserError(f"cannot create {exc.filename}: {exc.strerror}") from None
             result = trio.run(lambda: play_on(rec, n, bots, new_record, stderr_dir=err_dir, sandbox=mode))
-            console.print(f"What-if from request {n} of {record}: the recorded actions before it, then the bots.",
-                          markup=False)
-            print_result(result, quiet=False)
-            console.print(f"Check it: referee replay {new_record} --verify", markup=False)
+            if not quiet:
+                console.print(f"What-if from request {n} of {record}: the recorded actions before it, then the "
+                              "bots.", markup=False)
+            print_result(result, quiet=quiet)
+            if not quiet:
+                console.print(f"Check it: referee replay {new_record} --verify", markup=False)
             if result.forfeit:
                 raise typer.Exit(EXIT_FORFEIT)
             return
@@ -103,6 +107,10 @@ def register(app: typer.Typer) -> None:
             except OSError as exc:
                 raise UserError(f"cannot create stderr folder {stderr_dir}: {exc.strerror}") from None
         answer = trio.run(lambda: ask(rec, n, spec, stderr_dir=stderr_dir, sandbox=mode))
+        verdict = "legal" if answer.legal else f"refused: {answer.reason}"
+        if quiet:
+            console.print(f"verdict: {verdict}: {answer.message}", markup=False)
+            raise typer.Exit(0 if answer.legal else EXIT_REFUSED)
         console.print(f"request {n} ({replay.spec.name}, {_where(replay, n)}): {len(req.legal)} legal actions; "
                       f"asked: {' '.join(spec.command)}", markup=False)
         if answer.earlier:
@@ -113,7 +121,6 @@ def register(app: typer.Typer) -> None:
                           f"{differed}", markup=False)
         shown = "(no complete line)" if answer.reply is None else answer.reply.decode("utf-8", "backslashreplace")
         console.print(f"reply: {shown}", markup=False)
-        verdict = "legal" if answer.legal else f"refused: {answer.reason}"
         console.print(f"verdict: {verdict}: {answer.message}", markup=False)
         console.print(f"recorded: {rec.names[req.seat]} {describe_recorded(replay, req)}", markup=False)
         if not answer.legal and answer.stderr_tail:

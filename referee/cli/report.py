@@ -21,6 +21,7 @@ def register(app: typer.Typer) -> None:
     def report(
         output: Annotated[Path, typer.Argument(help="A tournament's output directory.")],
         html: Annotated[Path, typer.Option("--html", help="Where to write the page (e.g. report.html).")],
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line saying where the page is.")] = False,
     ) -> None:
         """Write a tournament's standings, charts and games as one HTML page."""
         from tournaments.html_report import write_html_report
@@ -40,4 +41,5 @@ def register(app: typer.Typer) -> None:
             path = write_html_report(output, data, html)
         except OSError as exc:
             raise UserError(f"cannot write {html}: {exc.strerror or exc}") from None
-        typer.echo(f"report: {path.resolve().as_uri()}")
+        if not quiet:
+            typer.echo(f"report: {path.resolve().as_uri()}")
