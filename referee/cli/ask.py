@@ -50,6 +50,8 @@ def register(app: typer.Typer) -> None:
         = None,
         sandbox: Annotated[SandboxMode | None, typer.Option(
             help="auto | required | off (default: the recorded game's setting).")] = None,
+        force: Annotated[bool, typer.Option(
+            "--force", help="With --from: overwrite NEW if it exists (default: a new name, said).")] = False,
         quiet: Annotated[bool, typer.Option(
             "--quiet", "-q", help="Print only the verdict line (with --from: the result line).")] = False,
     ) -> None:
@@ -62,7 +64,7 @@ def register(app: typer.Typer) -> None:
         import trio
 
         from referee.cli.common import bot_specs_for_seats, make_console, resolve_sandbox
-        from referee.cli.play import EXIT_FORFEIT, print_result
+        from referee.cli.play import EXIT_FORFEIT, claim_record, print_result
         from referee.match.ask import Replay, ask, describe_recorded, play_on, recorded_bots
         from referee.match.record import read_record
 
@@ -79,9 +81,9 @@ def register(app: typer.Typer) -> None:
                 raise UserError(f"--record {new_record}: that is the recorded game itself; name a new file")
             bots = (bot_specs_for_seats(replay.spec, replay.options, bot, seed=rec.header.seed) if bot
                     else recorded_bots(rec))
+            new_record = claim_record(new_record, force=force)  # never over an earlier record unless --force
             err_dir = stderr_dir or new_record.with_name(new_record.name.removesuffix(".jsonl") + ".stderr")
             try:
-                new_record.parent.mkdir(parents=True, exist_ok=True)
                 err_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise UserError(f"cannot create {exc.filename}: {exc.strerror}") from None
@@ -95,8 +97,9 @@ def register(app: typer.Typer) -> None:
             if result.forfeit:
                 raise typer.Exit(EXIT_FORFEIT)
             return
-        if new_record is not None:
-            raise UserError("--record goes with --from (without it nothing is recorded)")
+        if new_record is not None or force:
+            raise UserError(f"{'--record' if new_record is not None else '--force'} goes with --from "
+                            "(without it nothing is recorded)")
         if len(bot) != 1:
             raise UserError(f"give --bot once: the bot to ask (got {len(bot)}); to play on with several, use --from")
         req = replay.request(n)

@@ -295,3 +295,21 @@ def test_a_fault_line_names_the_bot_by_its_ready_name(tmp_path):
     assert re.search(r", seat [13] \(Gamma\), ", fault), fault
     shown = referee("replay", path, "--summary")
     assert "  seat 1 team 1: Gamma  [" in shown.stdout and "  seat 3 team 1: Gamma  [" in shown.stdout, shown.stdout
+
+
+def test_ask_from_never_overwrites_a_record_without_force(ba_record, tmp_path):
+    path, _ = ba_record
+    new = tmp_path / "what-if.jsonl"
+    args = ("ask", path, 30, "--from", "--record", new, "-q")
+    assert referee(*args).returncode == 0
+    before = new.read_bytes()
+    again = referee(*args, "--bot", BOT + " 5", "--bot", BOT + " 6")
+    assert again.returncode == 0, again.stderr
+    second = tmp_path / "what-if-2.jsonl"
+    assert new.read_bytes() == before and second.is_file()
+    assert again.stderr == f"referee: {new} exists; recording to {second} (--force overwrites)\n"
+    forced = referee(*args, "--bot", BOT + " 5", "--bot", BOT + " 6", "--force")
+    assert forced.returncode == 0 and forced.stderr == ""
+    assert new.read_bytes() != before and actions(new) == actions(second)  # the same seeded bots again
+    refused = referee("ask", path, 30, "--bot", BOT, "--force")
+    assert refused.returncode == 2 and "--force goes with --from" in refused.stderr
