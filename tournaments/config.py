@@ -257,7 +257,9 @@ class Entrant:
 
     def bot_spec(self, *, seat: int, game_seed: int, game_id: int) -> BotSpec:
         values = {"seed": bot_seed(game_seed, seat, self.name), "seat": seat, "game": game_id}
-        return BotSpec(name=self.name, command=fill_placeholders(self.argv, values), cwd=str(self.cwd),
+        # named: the entrant's name is what the standings, results and fault lines call it, so the
+        # record and its replay do too (not the name the program gives in its ready).
+        return BotSpec(name=self.name, named=True, command=fill_placeholders(self.argv, values), cwd=str(self.cwd),
                        network=self.network, ro_paths=self.ro_paths,
                        own_dir=str(self.own_dir) if self.own_dir is not None else None, limits=self.limits)
 

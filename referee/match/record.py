@@ -119,6 +119,7 @@ class SeatEntry(_Line):
     command: list[str]
     cwd: str | None = None
     limits: dict[str, Any] | None = None  # the bot's own limits (a tournament entrant's), if it had any
+    named: bool = False  # its name was given (an entrant's, ``--name``): shown instead of its ready name
 
 
 class HeaderLine(_Line):

@@ -313,3 +313,17 @@ def test_ask_from_never_overwrites_a_record_without_force(ba_record, tmp_path):
     assert new.read_bytes() != before and actions(new) == actions(second)  # the same seeded bots again
     refused = referee("ask", path, 30, "--bot", BOT, "--force")
     assert refused.returncode == 2 and "--force goes with --from" in refused.stderr
+
+
+def test_a_tournament_records_and_replays_its_bots_by_their_entrant_names(tmp_path):
+    """The standings call them a and b; so do the record and its replay (not the program's ready name)."""
+    out = tmp_path / "out"
+    res = referee("run", "--game", "pegs-and-jokers", "--players", 4, "--entrant", f"a={BOT} {{seed}}",
+                  "--entrant", f"b={BOT} {{seed}}", "-n", 1, "--output", out, "-q")
+    assert res.returncode == 0, res.stderr
+    record = out / "records" / "000000.jsonl"
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    assert sorted(set(lines[-1]["names"])) == ["a", "b"]  # the result line
+    shown = referee("replay", record, "--summary")
+    seats = [line.split("  [")[0] for line in shown.stdout.splitlines() if line.startswith("  seat ")]
+    assert sorted({s.rsplit(": ", 1)[1] for s in seats}) == ["a", "b"], shown.stdout
