@@ -4,7 +4,7 @@
 A bot is a function from a request to one of its legal actions; ``run`` does
 the rest of the protocol.  Needs the project installed in this Python
 (``pip install -e .``); for a bot with no dependencies at all see
-``random_bot.py``.  Usage: python_random_bot.py [SEED]
+``random_bot.py``.  Usage: python_random_bot.py [SEED] (``{seed}`` in a bot command fills it in).
 """
 
 import random

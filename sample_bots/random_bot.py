@@ -4,6 +4,10 @@
 Standard library only and no project imports: copy it anywhere and start from
 it.  Usage: random_bot.py [SEED] [--name NAME]
 
+The same SEED gives the same choices, so a game repeats exactly; without one it
+plays differently every time.  `referee play` and tournaments fill in ``{seed}``
+in a bot command with a seed per game and seat: ``random_bot.py {seed}``.
+
 Protocol (docs/protocol.md): read one JSON object per line from stdin, write
 one per line to stdout, flush after each.  stderr is yours for diagnostics.
 It says ``"games": "many"`` in ``ready`` (protocol version 2): in a tournament

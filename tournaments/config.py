@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from referee.errors import UserFault
 from referee.games import GAMES, GameError, GameSpec, get_game
 from referee.match.bubblewrap import SandboxMode
-from referee.match.commands import CommandError, check_command
+from referee.match.commands import CommandError, check_command, fill_placeholders
 from referee.match.types import MAX_TIME_S, BotSpec, Limits
 
 from .schedule import SECRET_BYTES, SEED_BITS, PlannedGame, ScheduledGame, Shape, bot_seed, plan, schedule
@@ -256,14 +256,10 @@ class Entrant:
     limits: Limits | None = None
 
     def bot_spec(self, *, seat: int, game_seed: int, game_id: int) -> BotSpec:
-        values = {"{seed}": str(bot_seed(game_seed, seat, self.name)), "{seat}": str(seat), "{game}": str(game_id)}
-
-        def fill(arg: str) -> str:
-            for key, value in values.items():
-                arg = arg.replace(key, value)
-            return arg
-
-        return BotSpec(name=self.name, command=tuple(fill(a) for a in self.argv), cwd=str(self.cwd),
+        values = {"seed": bot_seed(game_seed, seat, self.name), "seat": seat, "game": game_id}
+        # named: the entrant's name is what the standings, results and fault lines call it, so the
+        # record and its replay do too (not the name the program gives in its ready).
+        return BotSpec(name=self.name, named=True, command=fill_placeholders(self.argv, values), cwd=str(self.cwd),
                        network=self.network, ro_paths=self.ro_paths,
                        own_dir=str(self.own_dir) if self.own_dir is not None else None, limits=self.limits)
 

@@ -51,6 +51,10 @@ def register(app: typer.Typer) -> None:
         = None,
         sandbox: Annotated[SandboxMode | None, typer.Option(
             help="auto | required | off (default: the recorded game's setting).")] = None,
+        force: Annotated[bool, typer.Option(
+            "--force", help="With --from: overwrite NEW if it exists (default: a new name, said).")] = False,
+        quiet: Annotated[bool, typer.Option(
+            "--quiet", "-q", help="Print only the verdict line (with --from: the result line).")] = False,
     ) -> None:
         """Re-ask request N of a recorded game to a bot (a new build of yours), or play on from it (--from).
 
@@ -61,7 +65,7 @@ def register(app: typer.Typer) -> None:
         import trio
 
         from referee.cli.common import bot_specs_for_seats, make_console, resolve_sandbox
-        from referee.cli.play import EXIT_FORFEIT, print_result
+        from referee.cli.play import EXIT_FORFEIT, claim_record, print_result
         from referee.match.ask import Replay, ask, describe_recorded, play_on, recorded_bots
         from referee.match.record import read_record
 
@@ -76,33 +80,41 @@ def register(app: typer.Typer) -> None:
                 raise UserError("--from needs --record NEW: where to write the new game's record")
             if new_record.resolve() == Path(record).resolve():
                 raise UserError(f"--record {new_record}: that is the recorded game itself; name a new file")
-            bots = bot_specs_for_seats(replay.spec, replay.options, bot) if bot else recorded_bots(rec)
+            bots = (bot_specs_for_seats(replay.spec, replay.options, bot, seed=rec.header.seed) if bot
+                    else recorded_bots(rec))
+            new_record = claim_record(new_record, force=force)  # never over an earlier record unless --force
             err_dir = stderr_dir or new_record.with_name(new_record.name.removesuffix(".jsonl") + ".stderr")
             try:
-                new_record.parent.mkdir(parents=True, exist_ok=True)
                 err_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise UserError(f"cannot create {exc.filename}: {exc.strerror}") from None
             result = trio.run(lambda: play_on(rec, n, bots, new_record, stderr_dir=err_dir, sandbox=mode))
-            console.print(f"What-if from request {n} of {record}: the recorded actions before it, then the bots.",
-                          markup=False)
-            print_result(result, quiet=False)
-            console.print(f"Check it: referee replay {new_record} --verify", markup=False)
+            if not quiet:
+                console.print(f"What-if from request {n} of {record}: the recorded actions before it, then the "
+                              "bots.", markup=False)
+            print_result(result, quiet=quiet)
+            if not quiet:
+                console.print(f"Check it: referee replay {new_record} --verify", markup=False)
             if result.forfeit:
                 raise typer.Exit(EXIT_FORFEIT)
             return
-        if new_record is not None:
-            raise UserError("--record goes with --from (without it nothing is recorded)")
+        if new_record is not None or force:
+            raise UserError(f"{'--record' if new_record is not None else '--force'} goes with --from "
+                            "(without it nothing is recorded)")
         if len(bot) != 1:
             raise UserError(f"give --bot once: the bot to ask (got {len(bot)}); to play on with several, use --from")
         req = replay.request(n)
-        spec = bot_specs_for_seats(replay.spec, replay.options, bot * rec.seats)[req.seat]
+        spec = bot_specs_for_seats(replay.spec, replay.options, bot * rec.seats, seed=rec.header.seed)[req.seat]
         if stderr_dir is not None:
             try:
                 stderr_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise UserError(f"cannot create stderr folder {stderr_dir}: {exc.strerror}") from None
         answer = trio.run(lambda: ask(rec, n, spec, stderr_dir=stderr_dir, sandbox=mode))
+        verdict = "legal" if answer.legal else f"refused: {answer.reason}"
+        if quiet:
+            console.print(shown(f"verdict: {verdict}: {answer.message}"), markup=False)
+            raise typer.Exit(0 if answer.legal else EXIT_REFUSED)
         console.print(f"request {n} ({replay.spec.name}, {_where(replay, n)}): {len(req.legal)} legal actions; "
                       f"asked: {' '.join(spec.command)}", markup=False)
         if answer.earlier:
@@ -113,10 +125,8 @@ def register(app: typer.Typer) -> None:
                           f"{differed}", markup=False)
         reply = "(no complete line)" if answer.reply is None else answer.reply.decode("utf-8", "backslashreplace")
         console.print(shown(f"reply: {reply}"), markup=False)
-        verdict = "legal" if answer.legal else f"refused: {answer.reason}"
         console.print(shown(f"verdict: {verdict}: {answer.message}"), markup=False)
-        console.print(shown(f"recorded: {rec.header.seats[req.seat].name} {describe_recorded(replay, req)}"),
-                      markup=False)
+        console.print(shown(f"recorded: {rec.names[req.seat]} {describe_recorded(replay, req)}"), markup=False)
         if not answer.legal and answer.stderr_tail:
             console.print("Last stderr lines of the asked bot:")
             for line in answer.stderr_tail[-10:]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from referee.cli.errors import UserError
 from referee.games import GAMES, GameSpec
 from referee.match import bubblewrap, cgroups
-from referee.match.commands import CommandError, check_command
+from referee.match.commands import CommandError, check_command, fill_placeholders
 from referee.match.types import BotSpec
 
 if TYPE_CHECKING:  # rich, the record's models and the renderers are imported where they are used:
@@ -37,8 +37,9 @@ def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def check_bot_command(text: str, cwd: str | None = None) -> tuple[str, ...]:
-    """Split a bot command and check that it can be started; raise UserError if not."""
+def check_bot_command(text: str, cwd: str | None = None, *, placeholders: bool = False) -> tuple[str, ...]:
+    """Split a bot command and check that it can be started; raise UserError if not.
+    With ``placeholders`` an argument holding ``{seed}`` etc. is filled in later and not checked."""
     try:
         argv = tuple(shlex.split(text))
     except ValueError as exc:
@@ -46,15 +47,19 @@ def check_bot_command(text: str, cwd: str | None = None) -> tuple[str, ...]:
     if not argv:
         raise UserError("empty bot command")
     try:
-        check_command(argv, Path(cwd) if cwd else Path.cwd())
+        check_command(argv, Path(cwd) if cwd else Path.cwd(), placeholders=placeholders)
     except CommandError as exc:
         raise UserError(f"bot command {text!r}: {exc}") from None
     return argv
 
 
 def bot_specs_for_seats(spec: GameSpec, options: dict[str, Any], commands: list[str],
-                        names: list[str] | None = None) -> list[BotSpec]:
-    """One command per team (each seat of the team runs its own process) or one per seat."""
+                        names: list[str] | None = None, *, seed: int | None = None) -> list[BotSpec]:
+    """One command per team (each seat of the team runs its own process) or one per seat.
+
+    With the game's ``seed``, the placeholders of a command are filled in for each seat as a
+    tournament does: ``{seed}`` a seed for the bot's own randomness (from the game seed and the
+    seat, ``tournaments.schedule.bot_seed``), ``{seat}`` the seat, ``{game}`` 0 (the one game)."""
     seats = spec.num_seats(options)
     teams = spec.num_teams(options)
     if len(commands) not in (teams, seats):
@@ -63,13 +68,18 @@ def bot_specs_for_seats(spec: GameSpec, options: dict[str, Any], commands: list[
             f"{teams} times (one per team) or {seats} times (one per seat), not {len(commands)}"
         )
     names = names or []
-    argvs = [check_bot_command(c) for c in commands]
+    argvs = [check_bot_command(c, placeholders=seed is not None) for c in commands]
     out: list[BotSpec] = []
     for seat in range(seats):
         i = spec.team_of(seat, options) if len(commands) == teams else seat
         base = BotSpec(name=names[i] if i < len(names) else "", command=argvs[i])
         name = base.name or BotSpec.from_command_line(commands[i]).name
-        out.append(BotSpec(name=name, command=argvs[i], cwd=None, named=bool(base.name)))
+        argv = argvs[i]
+        if seed is not None:
+            from tournaments.schedule import bot_seed
+
+            argv = fill_placeholders(argv, {"seed": bot_seed(seed, seat, ""), "seat": seat, "game": 0})
+        out.append(BotSpec(name=name, command=argv, cwd=None, named=bool(base.name)))
     return out
 
 

@@ -28,6 +28,8 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="Seed the deal seeds derive from.")] = 0,
         output: Annotated[Path | None, typer.Option(
             "--output", "-o", help="File to write (replaced if it exists); default: standard output.")] = None,
+        quiet: Annotated[bool, typer.Option(
+            "--quiet", "-q", help="With --output: no line saying what was written.")] = False,
     ) -> None:
         """Write a deals file: deal seeds a tournament can play with `deals = "FILE"`."""
         from referee.games import GameError, get_game
@@ -46,4 +48,5 @@ def register(app: typer.Typer) -> None:
             typer.echo(text, nl=False)
             return
         write_atomic(output, text.encode("ascii"))  # OutputError: one line, exit 74
-        typer.echo(f"{count} deal seeds written to {output}", err=True)
+        if not quiet:
+            typer.echo(f"{count} deal seeds written to {output}", err=True)

@@ -136,8 +136,36 @@ def match_fault_line(result: MatchResult) -> str | None:
     f = result.fault
     if f is None:
         return None
-    return fault_line(game=result.game, seat=f.seat, who=result.seats[f.seat].name, reason=f.reason.value,
+    who = (result.names or [b.name for b in result.seats])[f.seat]  # its ready name, as the result line says
+    return fault_line(game=result.game, seat=f.seat, who=who, reason=f.reason.value,
                       message=f.message, record=result.record_path, request=f.request, deal=f.deal, turn=f.turn)
+
+
+def claim_record(path: Path, *, force: bool) -> Path:
+    """Create the file the record goes to and return its path: ``path``, or, when a file is
+    there already and not ``force``, the first free ``STEM-2.jsonl``, ``STEM-3.jsonl`` ... beside
+    it, said in one line on stderr. A record is never overwritten without ``--force``."""
+    import sys
+
+    if path.is_dir():
+        raise UserError(f"--record {path}: is a directory")
+    stem, suffix = (path.name.removesuffix(".jsonl"), ".jsonl") if path.name.endswith(".jsonl") else (
+        path.stem, path.suffix)
+    candidate, n = path, 1
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            try:
+                with open(candidate, "wb" if force else "xb"):  # "xb" claims a free name (O_EXCL): no race
+                    break
+            except FileExistsError:
+                n += 1
+                candidate = path.with_name(f"{stem}-{n}{suffix}")
+    except OSError as exc:
+        raise UserError(f"cannot write record {candidate}: {exc.strerror}") from None
+    if candidate != path:
+        print(f"referee: {path} exists; recording to {candidate} (--force overwrites)", file=sys.stderr)
+    return candidate
 
 
 def register(app: typer.Typer) -> None:
@@ -177,6 +205,8 @@ def register(app: typer.Typer) -> None:
         sandbox: Annotated[SandboxMode, typer.Option(
             help="auto: run each bot in a bubblewrap sandbox when bwrap works, else say so and run "
             "unisolated; required: refuse to run without it; off: no sandbox (docs/security.md).")] = SandboxMode.AUTO,
+        force: Annotated[bool, typer.Option(
+            "--force", help="Overwrite the record if it exists (default: record to a new name and say so).")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
     ) -> None:
         """Play one game between bots and print the score table and the result.
@@ -201,19 +231,11 @@ def register(app: typer.Typer) -> None:
             "--max-open-files": max_open_files, "--max-line-bytes": max_line_bytes,
             "--stderr-keep-bytes": stderr_keep_bytes})
         limits = dataclasses.replace(limits, sandbox=sandbox.value)
-        bots = bot_specs_for_seats(spec, opts, bot, name)
-        resolve_sandbox(sandbox.value)
         if seed is None:
             seed = secrets.randbelow(2**31)
-        record_path = record or Path("records") / f"{spec.name}-seed{seed}.jsonl"
-        if record_path.is_dir():
-            raise UserError(f"--record {record_path}: is a directory")
-        try:
-            record_path.parent.mkdir(parents=True, exist_ok=True)
-            with open(record_path, "ab"):
-                pass
-        except OSError as exc:
-            raise UserError(f"cannot write record {record_path}: {exc.strerror}") from None
+        bots = bot_specs_for_seats(spec, opts, bot, name, seed=seed)
+        resolve_sandbox(sandbox.value)
+        record_path = claim_record(record or Path("records") / f"{spec.name}-seed{seed}.jsonl", force=force)
         err_dir = stderr_dir or record_path.with_name(record_path.name.removesuffix(".jsonl") + ".stderr")
         try:
             err_dir.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,8 @@ from referee.cli.errors import UserError
 from referee.text import shown
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from referee.match.record import FaultLine, Record
     from referee.replay import Renderer
 
@@ -20,7 +22,8 @@ def header_lines(rec: Record) -> list[str]:
     h = rec.header
     opts = ", ".join(f"{k}={v}" for k, v in h.options.items())
     lines = [f"{h.game} (rules {h.rules_version or '?'}), seed {h.seed}" + (f", {opts}" if opts else "")]
-    lines.extend(f"  seat {s.seat} team {s.team}: {s.name}  [{' '.join(s.command)}]" for s in h.seats)
+    lines.extend(f"  seat {s.seat} team {s.team}: {name}  [{' '.join(s.command)}]"
+                 for s, name in zip(h.seats, rec.names, strict=True))
     return [shown(line) for line in lines]  # a record's names, commands and options are anyone's
 
 
@@ -47,6 +50,8 @@ def register(app: typer.Typer) -> None:
             "--events", help="With --request: first the event lines its seat got since its previous request.")] = False,
         history: Annotated[bool, typer.Option(
             "--history", help="With --request: every line its seat got, from hello to that request.")] = False,
+        quiet: Annotated[bool, typer.Option(
+            "--quiet", "-q", help="Print only the result line (--verify: its verdict; --html: nothing).")] = False,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
         if (events or history) and request is None:
@@ -82,7 +87,8 @@ def register(app: typer.Typer) -> None:
             if not verify and (problem := rules_version_problem(rec.header)) is not None:
                 raise UserError(f"{record}: {problem}")
             write_html_replay(rec, html, verify=verify, summary=summary, deal=deal, seat=seat)
-            console.print(f"Wrote {html}", markup=False)
+            if not quiet:
+                console.print(f"Wrote {html}", markup=False)
             return
         if verify:
             result = verify_record(rec)
@@ -93,6 +99,9 @@ def register(app: typer.Typer) -> None:
         if (problem := rules_version_problem(rec.header)) is not None:
             raise UserError(f"{record}: {problem}")
         entries = rec.entries if seat is None else entries_for_seat(rec.entries, seat)
+        if quiet:
+            print_outcome(rec, console)
+            return
         for line in header_lines(rec):
             console.print(line, markup=False)
         if seat is not None:
@@ -111,13 +120,18 @@ def register(app: typer.Typer) -> None:
             if isinstance(e, FaultLine):
                 for line in fault_lines(e, record):
                     console.print(line, markup=False)
-        if rec.result is not None:
-            o = rec.result.outcome
-            winners = ", ".join(f"team {t}" for t in o.winners) or "nobody"
-            console.print(shown(f"Result: {o.status} ({o.reason}); winners: {winners}; "
-                                f"scores {o.scores}; {rec.result.decisions} decisions"), markup=False)
-        if rec.truncated:
-            console.print(f"note: {truncation_note(rec)}", markup=False)
+        print_outcome(rec, console)
+
+
+def print_outcome(rec: Record, console: Console) -> None:
+    """The result line, and the note saying why a record has none (or is cut short)."""
+    if rec.result is not None:
+        o = rec.result.outcome
+        winners = ", ".join(f"team {t}" for t in o.winners) or "nobody"
+        console.print(shown(f"Result: {o.status} ({o.reason}); winners: {winners}; "
+                            f"scores {o.scores}; {rec.result.decisions} decisions"), markup=False)
+    if rec.truncated:
+        console.print(f"note: {truncation_note(rec)}", markup=False)
 
 
 def fault_lines(fault: FaultLine, record: Path) -> list[str]:

@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
     def report(
         output: Annotated[Path, typer.Argument(help="A tournament's output directory.")],
         html: Annotated[Path, typer.Option("--html", help="Where to write the page (e.g. report.html).")],
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line saying where the page is.")] = False,
     ) -> None:
         """Write a tournament's standings, charts and games as one HTML page (authenticated results only)."""
         from referee.text import shown
@@ -34,5 +35,7 @@ def register(app: typer.Typer) -> None:
             path = write_html_report(output, html, audit=audit, replays=True)  # every game's replay page, once
         except OSError as exc:
             raise UserError(f"cannot write {html}: {exc.strerror or exc}") from None
-        typer.echo(f"referee: {shown(audit.summary())}", err=True)  # a rejected line's text is anyone's
-        typer.echo(f"report: {path.resolve().as_uri()}")
+        if not quiet or "nothing rejected" not in audit.summary():  # -q: only a problem is said
+            typer.echo(f"referee: {shown(audit.summary())}", err=True)  # a rejected line's text is anyone's
+        if not quiet:
+            typer.echo(f"report: {path.resolve().as_uri()}")

@@ -51,6 +51,8 @@ def register(app: typer.Typer) -> None:
                                       "(typically one per core).")] = 1,
         check_only: Annotated[bool, typer.Option(
             "--check-only", help="Check the versions against the scheduler's and stop.")] = False,
+        quiet: Annotated[bool, typer.Option(
+            "--quiet", "-q", help="No line when the versions match, and Dask's own log at warning level.")] = False,
     ) -> None:
         """Join a Dask cluster as game workers for `referee run --dask` (checks versions first)."""
         from tournaments.config import check_dask_address
@@ -72,10 +74,13 @@ def register(app: typer.Typer) -> None:
             whose = "the coordinator's" if from_coordinator else "the scheduler's"
             raise UserError(f"this machine cannot play games for {scheduler}: its versions differ from {whose}: "
                             f"{'; '.join(differences)} (install the same everywhere, docs/distributed.md)")
-        print(f"referee worker: versions match {'the coordinator' if from_coordinator else 'the scheduler'} "
-              f"at {scheduler}", file=sys.stderr)
+        if not quiet:
+            print(f"referee worker: versions match {'the coordinator' if from_coordinator else 'the scheduler'} "
+                  f"at {scheduler}", file=sys.stderr)
         if check_only:
             return
+        if quiet:  # Dask's logging config from the environment (dask.config): warnings and errors only
+            os.environ["DASK_LOGGING__DISTRIBUTED"] = "warning"
         argv = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nthreads", "1",
                 "--nworkers", str(nworkers), *ctx.args]
         sys.stderr.flush()

@@ -409,7 +409,7 @@ async def play_on(rec: Record, n: int, bots: list[BotSpec], record_path: Path, *
 
 def recorded_bots(rec: Record) -> list[BotSpec]:
     """The bots of the recorded game, as its header names them."""
-    return [BotSpec(name=s.name, command=tuple(s.command), cwd=s.cwd,
+    return [BotSpec(name=s.name, command=tuple(s.command), cwd=s.cwd, named=s.named,
                     limits=Limits.from_json(s.limits) if s.limits is not None else None) for s in rec.header.seats]
 
 

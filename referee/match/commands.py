@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 #: Suffixes of the script files an interpreter command names (``python3 bot.py``,
@@ -64,3 +64,18 @@ def check_command(argv: Sequence[str], cwd: Path, *, placeholders: bool = False)
         path = cwd / script
         if not path.is_file():
             raise CommandError(f"script {script!r} not found ({path} does not exist)")
+
+
+#: The placeholders a bot command may hold, filled per game by ``fill_placeholders``.
+PLACEHOLDERS = ("{seed}", "{seat}", "{game}")
+
+
+def fill_placeholders(argv: Sequence[str], values: Mapping[str, object]) -> tuple[str, ...]:
+    """``argv`` with each placeholder (``{seed}``, ``{seat}``, ``{game}``) replaced by its value in
+    ``values`` (keyed ``seed``, ``seat``, ``game``), wherever it occurs in an argument."""
+    def fill(arg: str) -> str:
+        for key, value in values.items():
+            arg = arg.replace("{" + key + "}", str(value))
+        return arg
+
+    return tuple(fill(a) for a in argv)

@@ -119,6 +119,7 @@ class SeatEntry(_Line):
     command: list[str]
     cwd: str | None = None
     limits: dict[str, Any] | None = None  # the bot's own limits (a tournament entrant's), if it had any
+    named: bool = False  # its name was given (an entrant's, ``--name``): shown instead of its ready name
 
 
 class HeaderLine(_Line):
@@ -274,6 +275,18 @@ class Record:
     @property
     def seats(self) -> int:
         return len(self.header.seats)
+
+    @property
+    def names(self) -> list[str]:
+        """What to call each seat's bot, as ``play`` showed it: its ``ready`` name (or ``--name``),
+        from the result line, else the ready line; the header's (named after the command, written
+        before ``ready``) only when the record ends before ``ready``."""
+        if self.result is not None and len(self.result.names) == self.seats:
+            return list(self.result.names)
+        ready = next((e for e in self.entries if isinstance(e, ReadyLine)), None)
+        if ready is not None and len(ready.names) == self.seats:
+            return list(ready.names)
+        return [s.name for s in self.header.seats]
 
 
 def read_record(path: Path) -> Record:

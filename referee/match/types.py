@@ -110,13 +110,15 @@ class BotSpec:
             out["dir"] = self.own_dir
         if self.limits is not None:
             out["limits"] = self.limits.to_json()
+        if self.named:
+            out["named"] = True
         return out
 
     @classmethod
     def from_json(cls, data: dict) -> BotSpec:
         return cls(name=data["name"], command=tuple(data["command"]), cwd=data.get("cwd"),
                    network=bool(data.get("network", False)), ro_paths=tuple(data.get("ro_paths", ())),
-                   own_dir=data.get("dir"),
+                   own_dir=data.get("dir"), named=bool(data.get("named", False)),
                    limits=Limits.from_json(data["limits"]) if data.get("limits") is not None else None)
 
 

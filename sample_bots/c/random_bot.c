@@ -4,7 +4,7 @@
  * C99 and libc only.  Build and run:
  *
  *     cc -std=c99 -O2 -o sample_bots/c/random_bot sample_bots/c/random_bot.c
- *     sample_bots/c/random_bot [SEED]
+ *     sample_bots/c/random_bot [SEED]      (`{seed}` in a bot command fills it in)
  *
  * Protocol (docs/protocol.md): one JSON object per line on stdin, one per
  * line on stdout, flushed.  hello -> ready, request -> action, game_over ->

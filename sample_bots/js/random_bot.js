@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A bot that plays a uniformly random legal action, in any game.
 //
-// Node.js, no dependencies.  Usage: node random_bot.js [SEED]
+// Node.js, no dependencies.  Usage: node random_bot.js [SEED]  (`{seed}` in a bot command fills it in)
 //
 // Protocol (docs/protocol.md): one JSON object per line on stdin, one per line
 // on stdout.  hello -> ready, request -> action, game_over -> wait for the

@@ -43,7 +43,7 @@ def misbehaving(name: str, *extra: str) -> str:
 def play(tmp_path: Path, team1: str, *extra) -> tuple[subprocess.CompletedProcess, Path]:
     record = tmp_path / "game.jsonl"
     res = referee("play", "back-alley", "--bot", RANDOM + " 1", "--bot", team1, "--seed", 11, "--record", record,
-                  "--decision-ms", 1000, *extra)
+                  "--decision-ms", 1000, "--force", *extra)  # --force: a test may play again over its game
     return res, record
 
 
@@ -152,7 +152,7 @@ def test_ask_a_bot_that_answers_legally(faulted):
     assert "fed its 4 earlier requests (replies ignored, recorded actions applied)" in out
     assert f'reply: {{"type": "action", "id": {fault.request}, "action": "{fault.legal[-1]}"}}' in out
     assert "verdict: legal" in out
-    assert "recorded: logging_bot forfeited: illegal_action: " in out and "its output: " in out
+    assert "recorded: logger forfeited: illegal_action: " in out and "its output: " in out
 
 
 @pytest.mark.parametrize("reply,reason", [("illegal", "illegal_action"), ("invalid", "invalid_action")])
@@ -171,7 +171,7 @@ def test_ask_an_earlier_decision_shows_what_the_recorded_bot_played(faulted):
     first = next(e for e in recorded.entries if getattr(e, "seat", None) == fault.seat and hasattr(e, "action"))
     res = referee("ask", record, first.n, "--bot", logger("--reply", "last"))
     assert res.returncode == 0, res.stderr
-    assert f"recorded: logging_bot played {first.action!r}" in res.stdout
+    assert f"recorded: logger played {first.action!r}" in res.stdout
 
 
 def test_play_on_from_a_decision_writes_a_record_that_verifies(faulted, tmp_path):

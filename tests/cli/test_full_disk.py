@@ -80,8 +80,8 @@ def test_play_on_a_full_disk_names_the_record_and_keeps_its_prefix(small_disk):
     shown = referee("replay", record)
     assert shown.returncode == 0 and "record is truncated" in shown.stdout, shown.stderr
 
-    ballast.unlink()  # room again: the same command plays the game through
-    res = referee("play", "back-alley", "--bot", BOT, "--bot", BOT, "--seed", 5, "--record", record, "-q")
+    ballast.unlink()  # room again: the same command with --force plays the game through over the truncated record
+    res = referee("play", "back-alley", "--bot", BOT, "--bot", BOT, "--seed", 5, "--record", record, "-q", "--force")
     assert res.returncode == 0, res.stderr
     assert verify_record(read_record(record)).ok
 

@@ -107,7 +107,7 @@ def test_a_reasked_bot_gets_the_same_lines_as_the_recorded_seat(logged, tmp_path
     res = referee("ask", record, n, "--bot", bot(99), "--stderr-dir", tmp_path)
     assert res.returncode == 0, res.stderr
     out = res.stdout.decode()
-    assert f"request {n} ({game}, seat 0" in out and "verdict: legal" in out and "recorded: logging_bot played" in out
+    assert f"request {n} ({game}, seat 0" in out and "verdict: legal" in out and "recorded: logger played" in out
     log = (tmp_path / "seat0-logging_bot.log").read_bytes()
     assert log[:end] == logs[0][:end]
     assert b"game_over" not in log  # it was asked, not played on

@@ -22,7 +22,7 @@ _PACKAGE = __name__
 def render_html(rec: Record) -> str:
     data = build_replay(rec)
     header = rec.header
-    seats = ", ".join(f"{s.seat}: {s.name}" for s in header.seats)
+    seats = ", ".join(f"{s.seat}: {name}" for s, name in zip(header.seats, rec.names, strict=True))
     title = f"{data['title']} replay — seed {header.seed}"
     body = fill(asset(_PACKAGE, "assets/replay.html"), title=escape(title),
                 subtitle=escape(f"{rec.path.name} · rules {header.rules_version or '?'} · seats {seats}"))

@@ -323,7 +323,8 @@ def build_replay(rec: Record) -> dict[str, JSON]:
     cards = sorted({c for f in frames for h in f["hands"] for c in h} | set(_cards_in(frames)))
     return {
         "game": spec.name, "title": spec.title, "seed": header.seed, "options": header.options,
-        "seats": [{"seat": s.seat, "team": s.team, "name": s.name} for s in header.seats],
+        "seats": [{"seat": s.seat, "team": s.team, "name": name}
+                  for s, name in zip(header.seats, rec.names, strict=True)],
         "teams": spec.num_teams(options), "frames": frames, "score_header": game.score_header(),
         "score_rows": rows, "cards": {c: card_face(c) for c in cards if is_card(c)}, "board": game.board(),
         "result": result, "truncated": rec.truncated,
