@@ -161,7 +161,8 @@ class GameResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "v": RESULT_VERSION,
+            # a line read from a version-2 file (no seq) is written back as it was
+            "v": RESULT_VERSION if self.seq is not None else 2,
             "game_id": self.game_id,
             "pairing": list(self.pairing),
             "deal": self.deal,

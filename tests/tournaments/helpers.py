@@ -36,10 +36,11 @@ def folder_secret(out: Path) -> bytes:
 def result_lines(out: Path) -> dict[int, dict]:
     """Each game's results.jsonl line as JSON, by game id, every line authentic, without
     its timing, its record's hash (a record holds its start time) and its seq (the order
-    in which games finished, which parallel games and resumes change)."""
+    in which games finished, which parallel games and resumes change) and version (a version-2
+    line read back stays version 2)."""
     parsed = parse_results((out / "results.jsonl").read_bytes(), secret=folder_secret(out))
     assert parsed.dropped == 0 and parsed.rejected == []
-    return {i: {k: v for k, v in r.to_json().items() if k not in ("duration_s", "record_sha256", "times", "seq")}
+    return {i: {k: v for k, v in r.to_json().items() if k not in ("duration_s", "record_sha256", "times", "seq", "v")}
             for i, r in parsed.results.items()}
 
 
