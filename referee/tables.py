@@ -1,0 +1,151 @@
+"""Tables that fit a terminal: no cell cut with "…", no column dropped without a word.
+
+A ``Grid`` is a table's columns and rows as text.  ``Grid.fit(width)`` turns it into
+one rich ``Table`` when it fits ``width`` columns, else into several: every part keeps
+the key columns (what names a row: a deal, an entrant) and takes the other columns
+most-used first (``Col.rank``) while they fit; the later parts are titled
+"(continued)".  Names that are too long wrap over lines (``Col.fold``) instead of
+being cut.  ``width=None`` gives one table of every column (``--wide``): print it with
+``print_tables``, which renders each table at its own width so the console never
+squeezes it.
+
+Every column may wrap as a last resort (a single value wider than the screen), so rich
+never writes an ellipsis.  Used by ``referee play`` and ``replay`` (score tables) and
+``referee run`` (standings, decision times).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rich.cells import cell_len
+
+if TYPE_CHECKING:
+    from rich.console import Console, JustifyMethod
+    from rich.table import Table
+
+#: Narrowest a folding (name) column is made before columns move to another table.
+MIN_FOLD = 10
+#: The width tables are fitted to when the output is no terminal (a file, a pipe).
+PIPE_WIDTH = 100
+
+
+@dataclass(frozen=True)
+class Col:
+    """One column: its header (``\\n`` for a two-line header), how cells align, whether it
+    names the row (``key``: repeated in every part), how used it is (``rank``: lower
+    stays first) and whether its cells may wrap over lines (``fold``: names)."""
+
+    header: str
+    justify: JustifyMethod = "right"
+    key: bool = False
+    rank: int = 50
+    fold: bool = False
+
+
+def _lines_width(text: str) -> int:
+    return max((cell_len(line) for line in text.split("\n")), default=0)
+
+
+def table_width(widths: Sequence[int]) -> int:
+    """The width of a rich table (default box, padding 1 each side) with these column widths."""
+    return sum(widths) + 3 * len(widths) + 1
+
+
+@dataclass
+class Grid:
+    title: str | None
+    cols: list[Col]
+    rows: list[list[str]] = field(default_factory=list)
+    caption: str | None = None
+
+    def add_row(self, *cells: str) -> None:
+        assert len(cells) == len(self.cols), (len(cells), len(self.cols))
+        self.rows.append([str(c) for c in cells])
+
+    def natural_widths(self) -> list[int]:
+        return [max([_lines_width(c.header), *(_lines_width(r[i]) for r in self.rows)])
+                for i, c in enumerate(self.cols)]
+
+    def parts(self, width: int | None) -> list[tuple[list[int], dict[int, int]]]:
+        """The columns of each part (indexes in display order) and the widths folding
+        columns are capped at."""
+        natural = self.natural_widths()
+        everything = list(range(len(self.cols)))
+        if width is None or table_width(natural) <= width:
+            return [(everything, {})]
+        keys = [i for i, c in enumerate(self.cols) if c.key]
+        caps: dict[int, int] = {}
+        widths = list(natural)
+        folding = [i for i in keys if self.cols[i].fold]
+        # Keys take about a third of the screen at most: folding keys (names) wrap first.
+        budget = width // 3
+        fixed = sum(natural[i] for i in keys if i not in folding) + 3 * len(keys) + 1
+        if folding and fixed + sum(natural[i] for i in folding) > budget:
+            share = max(MIN_FOLD, (budget - fixed) // len(folding))
+            for i in folding:
+                if natural[i] > share:
+                    caps[i] = widths[i] = share
+        key_width = table_width([widths[i] for i in keys])
+        rest = sorted((i for i in everything if i not in keys), key=lambda i: (self.cols[i].rank, i))
+        parts: list[tuple[list[int], dict[int, int]]] = []
+        while rest:
+            used, taken = key_width, []
+            for i in rest:
+                if used + widths[i] + 3 <= width:
+                    taken.append(i)
+                    used += widths[i] + 3
+            part_caps = dict(caps)
+            if not taken:  # one value wider than the screen beside the keys: it wraps
+                i = rest[0]
+                taken = [i]
+                part_caps[i] = max(MIN_FOLD, width - key_width - 3)
+            rest = [i for i in rest if i not in taken]
+            parts.append((sorted(keys + taken), part_caps))
+        return parts or [(everything, caps)]
+
+    def fit(self, width: int | None) -> list[Table]:
+        """Rich tables showing every cell of this grid within ``width`` columns (None: one
+        table, as wide as it needs)."""
+        from rich.table import Table
+
+        tables = []
+        parts = self.parts(width)
+        for n, (indexes, caps) in enumerate(parts):
+            title = self.title if n == 0 or self.title is None else f"{self.title} (continued)"
+            caption = self.caption if n == len(parts) - 1 else None
+            table = Table(title=title, caption=caption, header_style="bold")
+            for i in indexes:
+                c = self.cols[i]
+                table.add_column(c.header, justify=c.justify, no_wrap=False, overflow="fold",
+                                 max_width=caps.get(i))
+            for row in self.rows:
+                table.add_row(*(row[i] for i in indexes))
+            tables.append(table)
+        return tables
+
+
+def fit_width(console: Console) -> int:
+    """The width to fit tables to: the terminal's, or ``COLUMNS``, else ``PIPE_WIDTH``."""
+    if console.is_terminal:
+        return console.width
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH
+
+
+def print_tables(console: Console, tables: Sequence[Table]) -> None:
+    """Print tables each at its own width (at least the console's), so none is squeezed."""
+    for table in tables:
+        needed = console.measure(table, options=console.options.update_width(10_000)).maximum
+        if needed <= console.width:
+            console.print(table)
+            continue
+        saved = console.width  # console.print never renders wider than the console
+        console.width = needed
+        try:
+            console.print(table)
+        finally:
+            console.width = saved
