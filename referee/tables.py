@@ -21,9 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rich.cells import cell_len
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # rich is imported where it is used: the renderers import this module
     from rich.console import Console, JustifyMethod
     from rich.table import Table
 
@@ -37,16 +35,21 @@ PIPE_WIDTH = 100
 class Col:
     """One column: its header (``\\n`` for a two-line header), how cells align, whether it
     names the row (``key``: repeated in every part), how used it is (``rank``: lower
-    stays first) and whether its cells may wrap over lines (``fold``: names)."""
+    stays first), whether its cells may wrap over lines (``fold``: names) and the group it
+    moves with (``group``)."""
 
     header: str
     justify: JustifyMethod = "right"
     key: bool = False
     rank: int = 50
     fold: bool = False
+    #: Columns of one group (e.g. the six points of a Schmier deal) go into the same part.
+    group: str | None = None
 
 
 def _lines_width(text: str) -> int:
+    from rich.cells import cell_len
+
     return max((cell_len(line) for line in text.split("\n")), default=0)
 
 
@@ -90,21 +93,28 @@ class Grid:
                 if natural[i] > share:
                     caps[i] = widths[i] = share
         key_width = table_width([widths[i] for i in keys])
-        rest = sorted((i for i in everything if i not in keys), key=lambda i: (self.cols[i].rank, i))
+        # The units that move between parts: a group of columns together, else one column;
+        # the most-used (lowest rank) first.
+        units: dict[object, list[int]] = {}
+        for i in everything:
+            if i not in keys:
+                units.setdefault(self.cols[i].group or i, []).append(i)
+        rest = sorted(units.values(), key=lambda u: (min(self.cols[i].rank for i in u), u[0]))
         parts: list[tuple[list[int], dict[int, int]]] = []
         while rest:
             used, taken = key_width, []
-            for i in rest:
-                if used + widths[i] + 3 <= width:
-                    taken.append(i)
-                    used += widths[i] + 3
+            for unit in rest:
+                extra = sum(widths[i] + 3 for i in unit)
+                if used + extra <= width:
+                    taken.append(unit)
+                    used += extra
             part_caps = dict(caps)
-            if not taken:  # one value wider than the screen beside the keys: it wraps
-                i = rest[0]
-                taken = [i]
-                part_caps[i] = max(MIN_FOLD, width - key_width - 3)
-            rest = [i for i in rest if i not in taken]
-            parts.append((sorted(keys + taken), part_caps))
+            if not taken:  # wider than the screen beside the keys: its values wrap
+                taken = [rest[0]]
+                for i in rest[0]:
+                    part_caps[i] = max(MIN_FOLD, (width - key_width) // len(rest[0]) - 3)
+            rest = [u for u in rest if u not in taken]
+            parts.append((sorted(keys + [i for u in taken for i in u]), part_caps))
         return parts or [(everything, caps)]
 
     def fit(self, width: int | None) -> list[Table]:
@@ -115,8 +125,8 @@ class Grid:
         tables = []
         parts = self.parts(width)
         for n, (indexes, caps) in enumerate(parts):
-            title = self.title if n == 0 or self.title is None else f"{self.title} (continued)"
-            caption = self.caption if n == len(parts) - 1 else None
+            title = self.title if n == 0 or self.title is None else f"{self.title.split(' (')[0]} (continued)"
+            caption = self.caption if n == 0 else None
             table = Table(title=title, caption=caption, header_style="bold")
             for i in indexes:
                 c = self.cols[i]
@@ -128,12 +138,26 @@ class Grid:
         return tables
 
 
+def fit_grids(grids: Sequence[Grid], width: int | None) -> tuple[list[Table], bool]:
+    """Every grid fitted to ``width``; and whether any was split into parts."""
+    tables: list[Table] = []
+    split = False
+    for grid in grids:
+        parts = grid.fit(width)
+        split = split or len(parts) > 1
+        tables.extend(parts)
+    return tables, split
+
+
 def fit_width(console: Console) -> int:
-    """The width to fit tables to: the terminal's, or ``COLUMNS``, else ``PIPE_WIDTH``."""
+    """The width to fit tables to: the terminal's; for a file or a pipe ``COLUMNS`` if set,
+    else at most ``PIPE_WIDTH``."""
     if console.is_terminal:
         return console.width
     columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return min(console.width, PIPE_WIDTH)
 
 
 def print_tables(console: Console, tables: Sequence[Table]) -> None:

@@ -96,8 +96,8 @@ def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str])
             f"{outcome.detail.get('message', '')}; {won} {'wins' if len(outcome.winners) == 1 else 'win'}")
 
 
-def print_result(result: MatchResult, quiet: bool) -> None:
-    from referee.cli.common import describe_isolation, make_console, score_table
+def print_result(result: MatchResult, quiet: bool, wide: bool = False) -> None:
+    from referee.cli.common import describe_isolation, make_console, print_score_table
     from referee.games import GAMES
     from referee.match.record import entries_from_dicts
 
@@ -109,9 +109,8 @@ def print_result(result: MatchResult, quiet: bool) -> None:
     teams = [spec_teams[t] for t in sorted(spec_teams)]
     names = result.names or [b.name for b in result.seats]
     if not quiet:
-        table = score_table(result.game, entries_from_dicts(result.entries), title=f"{result.game}, seed {result.seed}")
-        if table is not None:
-            console.print(table)
+        print_score_table(console, result.game, entries_from_dicts(result.entries),
+                          title=f"{result.game}, seed {result.seed}", wide=wide)
     console.print(f"Result: {describe_outcome(result.outcome, teams, names)}")
     if (line := match_fault_line(result)) is not None:
         console.print(line, markup=False)
@@ -176,6 +175,8 @@ def register(app: typer.Typer) -> None:
             help="auto: run each bot in a bubblewrap sandbox when bwrap works, else say so and run "
             "unisolated; required: refuse to run without it; off: no sandbox (docs/security.md).")] = SandboxMode.AUTO,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
+        wide: Annotated[bool, typer.Option(
+            "--wide", help="The score table whole, however wide, instead of fitted to the screen.")] = False,
     ) -> None:
         """Play one game between bots and print the score table and the result.
 
@@ -219,6 +220,6 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"cannot create stderr folder {err_dir}: {exc.strerror}") from None
         result = trio.run(lambda: run_match(spec.name, opts, bots, seed=seed, record_path=record_path,
                                             limits=limits, stderr_dir=err_dir))
-        print_result(result, quiet)
+        print_result(result, quiet, wide)
         if result.forfeit:
             raise typer.Exit(EXIT_FORFEIT)

@@ -46,6 +46,8 @@ def register(app: typer.Typer) -> None:
             "--events", help="With --request: first the event lines its seat got since its previous request.")] = False,
         history: Annotated[bool, typer.Option(
             "--history", help="With --request: every line its seat got, from hello to that request.")] = False,
+        wide: Annotated[bool, typer.Option(
+            "--wide", help="The score table whole, however wide, instead of fitted to the screen.")] = False,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
         if (events or history) and request is None:
@@ -60,7 +62,7 @@ def register(app: typer.Typer) -> None:
                 raise UserError(f"--seat {seat}: this game has seats 0 … {len(header['seats']) - 1}")
             print("OK: " + result.message)  # one plain line, as the console prints it below
             raise typer.Exit(0)
-        from referee.cli.common import make_console, score_table
+        from referee.cli.common import make_console, print_score_table
         from referee.games import GAMES
         from referee.match.record import FaultLine, read_record
         from referee.replay import RENDERERS, TurnRenderer, entries_for_seat, public_entries, rules_version_problem
@@ -103,9 +105,8 @@ def register(app: typer.Typer) -> None:
                 lines = renderer.render(entries, seat=seat, deal=deal)
             for line in lines:
                 console.print(line, markup=False)
-        table = score_table(game, public_entries(rec.entries), title="Score table")
-        if table is not None and deal is None and turn_range is None:
-            console.print(table)
+        if deal is None and turn_range is None:
+            print_score_table(console, game, public_entries(rec.entries), title="Score table", wide=wide)
         for e in entries:
             if isinstance(e, FaultLine):
                 for line in fault_lines(e, record):
