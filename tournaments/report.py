@@ -36,8 +36,9 @@ from .results import GameResult, game_fault_line
 from .sprt import SprtRun
 from .standings import compute_standings
 
-__all__ = ["STANDINGS_COLUMNS", "LiveSummary", "PlainProgress", "RichProgress", "print_decision_times",
-           "print_standings", "standings_grids", "standings_tables", "write_html_report"]
+__all__ = ["STANDINGS_COLUMNS", "LiveSummary", "PlainProgress", "QuietProgress", "RichProgress",
+           "print_decision_times", "print_standings", "standings_grids", "standings_tables", "summary_line",
+           "write_html_report"]
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -265,7 +266,29 @@ def print_standings(data: dict[str, Any], console: Console, *, wide: bool = Fals
         console.print(f"own limits: {line}", markup=False, highlight=False)
     if split:
         console.print(f"(tables split to fit {width} columns: --wide shows each whole; "
-                      "standings.json and standings.csv hold every figure)", markup=False, highlight=False)
+                      "standings.json and standings.csv hold every figure)", markup=False, highlight=False,
+                      soft_wrap=not console.is_terminal)  # on a terminal, wrapped between words
+
+
+def summary_line(data: dict[str, Any], game: str) -> str:
+    """``referee run --quiet``'s one line: the game, the games played, the leader (or the
+    entrants tied first) with W-D-L and Elo, the SPRT's verdict, the forfeits."""
+    played, total = data["games_played"], data["games_total"]
+    entrants = data["entrants"]
+    games = f"{played} games" if data["complete"] or data.get("sprt") else f"{played} of {total} games"
+    parts = [f"{game}: {games}"]
+    if entrants:
+        first = [e for e in entrants if e["rank"] == entrants[0]["rank"]]
+        if len(first) == 1:
+            e = first[0]
+            parts.append(f"leader {e['name']} {e['wins']}-{e['draws']}-{e['losses']}, Elo {elo_text(e['elo'])}")
+        else:
+            parts.append(f"tied first: {', '.join(e['name'] for e in first)}")
+    if sprt := data.get("sprt"):
+        parts.append(f"SPRT {sprt['verdict']}")
+    forfeits = sum(e["forfeits"] for e in entrants)
+    parts.append(f"{forfeits} forfeit{'' if forfeits == 1 else 's'}")
+    return "; ".join(parts)
 
 
 def print_decision_times(times: Mapping[str, tuple[int, float, float]], data: dict[str, Any],
@@ -422,6 +445,24 @@ class RichProgress:
             self.live.lines(force=True)
         self.progress.refresh()
         self.progress.stop()
+
+
+class QuietProgress:
+    """``referee run --quiet``: no progress at all; only a line per faulted game."""
+
+    def __init__(self, stream: TextIO | None = None, *, game: str = "", output: Path = Path()) -> None:
+        self.stream = stream or sys.stderr
+        self.game, self.output = game, output
+
+    def start(self, *, total: int, done: int, faults: int) -> None:
+        pass
+
+    def advance(self, result: GameResult) -> None:
+        if (line := game_fault_line(result, self.game, self.output)) is not None:
+            print(line, file=self.stream, flush=True)
+
+    def finish(self) -> None:
+        pass
 
 
 class PlainProgress:

@@ -33,7 +33,10 @@ if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` nee
     from tournaments.results import GameResult
     from tournaments.sprt import SprtRun, SprtSpec
 
-_MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
+_MAX_MS = int(MAX_TIME_S * 1000)
+#: The standings columns --columns can name (tournaments.report.STANDINGS_COLUMNS; here so
+#: that `referee run --help` imports no tournaments module).
+STANDINGS_COLUMNS = ("elo", "wdl", "win", "los", "rating", "diff", "games", "forfeits")  # the time-limit flags, in ms: the [limits] maximum
 
 
 def build_tournament(file: Path | None, **settings: Any) -> Tournament:
@@ -262,11 +265,18 @@ def register(app: typer.Typer) -> None:
             "--sprt-reference", metavar="NAME",
             help="SPRT in Schmier: the entrant that fills the third team.")] = None,
         quiet: Annotated[bool, typer.Option(
-            "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
+            "--quiet", "-q", help="No progress and no tables: one summary line (faults and errors still "
+            "on stderr).")] = False,
+        wide: Annotated[bool, typer.Option(
+            "--wide", help="Every column of the standings, in tables as wide as they need.")] = False,
+        columns: Annotated[str | None, typer.Option(
+            "--columns", metavar="NAMES", help="The standings' columns after # and entrant, e.g. elo,wdl,win: "
+            f"any of {','.join(STANDINGS_COLUMNS)}.")] = None,
         dry_run: Annotated[bool, typer.Option(
             "--dry-run", help="Check the settings, print the plan and stop.")] = False,
     ) -> None:
         """Run a tournament (round robin or gauntlet) with duplicate deals, in parallel, resumable, growable."""
+        picked = parse_columns(columns)
         import trio
         from rich.console import Console
 
@@ -275,9 +285,11 @@ def register(app: typer.Typer) -> None:
         from tournaments.report import (
             LiveSummary,
             PlainProgress,
+            QuietProgress,
             RichProgress,
             print_decision_times,
             print_standings,
+            summary_line,
             write_html_report,
         )
         from tournaments.runner import run_tournament
@@ -308,8 +320,13 @@ def register(app: typer.Typer) -> None:
         if sprt_run is not None:
             err.print(describe_sprt(sprt_run), markup=False)
         live = LiveSummary(opened.tournament, opened.done, sprt_run)
-        progress = (PlainProgress(live=live, game=t.game, output=t.output) if quiet or not err.is_terminal
-                    else RichProgress(err, live=live, game=t.game, output=t.output))
+        progress: QuietProgress | PlainProgress | RichProgress
+        if quiet:
+            progress = QuietProgress(game=t.game, output=t.output)
+        elif not err.is_terminal:
+            progress = PlainProgress(live=live, game=t.game, output=t.output)
+        else:
+            progress = RichProgress(err, live=live, game=t.game, output=t.output)
         try:
             outcome = trio.run(_until_interrupted,
                                lambda: run_tournament(t, progress=progress, opened=opened, sprt=sprt_run))
@@ -319,16 +336,38 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(code=130) from None
         json_path, csv_path = standings_paths(t.output)  # written by the run
         data = outcome.standings.to_json()
-        print_standings(data, make_console())
-        # Measurements, not results: on stderr with the other diagnostics, so stdout is the same
-        # for the same games (an interrupted and resumed run prints what an uninterrupted one does).
-        print_decision_times(decision_times(t.names, outcome.results.values()), data, err)
+        if quiet:
+            print(summary_line(data, t.game), flush=True)
+        else:
+            print_standings(data, make_console(), wide=wide, columns=picked)
+            # Measurements, not results: on stderr with the other diagnostics, so stdout is the same
+            # for the same games (an interrupted and resumed run prints what an uninterrupted one does).
+            print_decision_times(decision_times(t.names, outcome.results.values()), data, err, wide=wide)
         for line in fault_summary(outcome.results, t.game, t.output):
             err.print(line, markup=False)
         report = write_html_report(t.output, data, t.output / "report.html")
+        if quiet:
+            err.print(f"output: {t.output} ({json_path.name}, {csv_path.name}, results.jsonl, {report.name})",
+                      markup=False)
+            return
         err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
                   markup=False)
         err.print(f"report: {report.resolve().as_uri()}", markup=False)
+
+
+def parse_columns(text: str | None) -> list[str] | None:
+    """``--columns elo,wdl,win``: the standings' columns to show, in that order (checked)."""
+    if text is None:
+        return None
+    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    if not names:
+        raise UserError(f"--columns: give column names, any of {', '.join(STANDINGS_COLUMNS)}")
+    for n in names:
+        if n not in STANDINGS_COLUMNS:
+            raise UserError(f"--columns: unknown column {n!r} (expected any of {', '.join(STANDINGS_COLUMNS)})")
+    if len(set(names)) != len(names):
+        raise UserError(f"--columns {text!r}: a column is named twice")
+    return names
 
 
 def fault_summary(results: dict[int, GameResult], game: str, output: Path) -> list[str]:
