@@ -138,20 +138,20 @@ def match_fault_line(result: MatchResult) -> str | None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(short_help="Play one game between bots; print the score table and result.")
     def play(
-        game: Annotated[str, typer.Argument(help="back-alley, schmier or pegs-and-jokers")],
+        game: Annotated[str, typer.Argument(metavar="GAME", help="back-alley, schmier or pegs-and-jokers")],
         bot: Annotated[list[str], typer.Option(
-            "--bot", "-b", help="Bot command, once per team (each seat of the team runs its own "
+            "--bot", "-b", metavar="COMMAND", help="Bot command, once per team (each seat of the team runs its own "
             "process) or once per seat, in seat/team order. Quote commands with arguments.")],
         seed: Annotated[int | None, typer.Option(help="Game seed (default: random, printed).")] = None,
         record: Annotated[Path | None, typer.Option(
             help="Where to write the match record (default records/GAME-seedN.jsonl).")] = None,
         players: Annotated[int | None, typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
         option: Annotated[list[str], typer.Option(
-            "--option", "-o", help="Game option KEY=VALUE, e.g. max_redeals=5.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "--option", "-o", metavar="KEY=VALUE", help="Game option, e.g. max_redeals=5.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         name: Annotated[list[str], typer.Option(
-            "--name", help="Display name per --bot, in order.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "--name", metavar="NAME", help="Display name per --bot, in order.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         decision_ms: Annotated[int, typer.Option(help="Time limit per decision, in ms.")] = 1000,
         handshake_ms: Annotated[int, typer.Option(help="Time limit for a bot's ready, in ms.")] = 10000,
         time_bank_ms: Annotated[int, typer.Option(help="Extra time per bot per game, in ms.")] = 0,

@@ -211,9 +211,10 @@ def _where(t: Tournament) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(short_help="Run a tournament: round robin or gauntlet, duplicate deals.")
     def run(
         tournament: Annotated[Path | None, typer.Argument(
+            metavar="TOURNAMENT",
             help="Tournament file (TOML). Optional when --game and --entrant give the settings.")] = None,
         jobs: Annotated[int | None, typer.Option(
             "--jobs", "-j", min=1,
@@ -228,10 +229,10 @@ def register(app: typer.Typer) -> None:
         game: Annotated[str | None, typer.Option(help="back-alley, schmier or pegs-and-jokers.")] = None,
         players: Annotated[int | None, typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
         option: Annotated[list[str], typer.Option(
-            "--option", "-o", help="Game option KEY=VALUE (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "--option", "-o", metavar="KEY=VALUE", help="Game option (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         entrant: Annotated[list[str], typer.Option(
-            "--entrant", "-e",
-            help="Add an entrant NAME=COMMAND, run in the current directory (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "--entrant", "-e", metavar="NAME=COMMAND",
+            help="Add an entrant, run in the current directory (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         games_per_pairing: Annotated[int | None, typer.Option(
             "--games-per-pairing", "-n", min=1,
             help="Deal seeds per pairing; each is played in every seating of the pairing.")] = None,
@@ -249,7 +250,7 @@ def register(app: typer.Typer) -> None:
                                 "output directory's own, made at its first run). Deal seeds derive from it.")] = None,
         dask: Annotated[str | None, typer.Option(
             "--dask", metavar="ADDRESS",
-            help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786, tls://...), or local:N to "
+            help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786, tls://HOST:PORT), or local:N to "
                  "start N single-threaded workers on this machine (needs referee[dask]; docs/distributed.md).")] = None,
         gauntlet: Annotated[list[str], typer.Option(
             "--gauntlet", metavar="NAME",
