@@ -135,7 +135,8 @@ def fault_lines(fault: FaultLine, record: Path) -> list[str]:
     if where:
         legal = ""
         if fault.legal is not None:
-            shown = " ".join(fault.legal[:12]) + (" …" if len(fault.legal) > 12 else "")
+            more = len(fault.legal) - 12
+            shown = " ".join(fault.legal[:12]) + (f" and {more} more" if more > 0 else "")
             legal = f" (legal: {shown})" if fault.legal else " (legal: none)"
         lines.append(f"  at {', '.join(where)}{legal}")
     if fault.output is not None:
