@@ -164,12 +164,14 @@ def print_tables(console: Console, tables: Sequence[Table]) -> None:
     """Print tables each at its own width (at least the console's), so none is squeezed."""
     for table in tables:
         needed = console.measure(table, options=console.options.update_width(10_000)).maximum
+        # soft_wrap off: a console made with soft_wrap (the CLI's) would not wrap the
+        # title and caption to the table's width
         if needed <= console.width:
-            console.print(table)
+            console.print(table, soft_wrap=False)
             continue
         saved = console.width  # console.print never renders wider than the console
         console.width = needed
         try:
-            console.print(table)
+            console.print(table, soft_wrap=False)
         finally:
             console.width = saved

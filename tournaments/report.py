@@ -267,7 +267,7 @@ def print_standings(data: dict[str, Any], console: Console, *, wide: bool = Fals
     if split:
         console.print(f"(tables split to fit {width} columns: --wide shows each whole; "
                       "standings.json and standings.csv hold every figure)", markup=False, highlight=False,
-                      soft_wrap=not console.is_terminal)  # on a terminal, wrapped between words
+                      soft_wrap=False)  # wrapped between words, not by the terminal
 
 
 def summary_line(data: dict[str, Any], game: str) -> str:

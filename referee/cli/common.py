@@ -103,7 +103,7 @@ def print_score_table(console: Console, game: str, entries: Sequence[Entry], tit
     print_tables(console, tables)
     if len(tables) > 1:
         console.print(f"(score table split to fit {width} columns: --wide shows it whole)", markup=False,
-                      soft_wrap=not console.is_terminal)
+                      soft_wrap=False)
 
 
 def make_console() -> Console:
