@@ -13,6 +13,7 @@ line that scrolled off its top, as a person scrolling back would read them.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -118,10 +119,8 @@ class Terminal:
         self.type(b"\x03")
 
     def kill(self) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.proc.wait()
 
     def close(self) -> None:

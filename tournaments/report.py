@@ -137,9 +137,9 @@ def _main_grid(data: dict[str, Any], title: str, caption: str | None,
         "los": ("LOS", "right"), "win": ("win rate\n[95% Wilson]", "right"),
         "diff": ("score diff/deal\n[95% CI]", "right"), "rating": ("rating\nμ±σ", "right"),
         "forfeits": ("forfeits", "left")}
-    shown = [name for name in ("games", "wdl", "elo", "los", "win", "diff", "rating", "forfeits") if name in rank]
-    if columns is not None:  # --columns: those, in the order given
-        shown = list(columns)
+    # Display order: as before; with --columns, the order given.
+    shown: list[str] = list(columns) if columns is not None else [
+        "games", "wdl", "elo", "los", "win", "diff", "rating", "forfeits"]
     grid = Grid(f"{title} ({data['games_played']} games)",
                 [Col("#", key=True), Col("entrant", "left", key=True, fold=True),
                  *(Col(header[n][0], header[n][1], rank=rank[n]) for n in shown)], caption=caption)

@@ -26,7 +26,8 @@ def header_lines(rec: Record) -> list[str]:
 def register(app: typer.Typer) -> None:
     @app.command(short_help="Show a recorded game; verify it; rebuild a request.")
     def replay(
-        record: Annotated[Path, typer.Argument(metavar="RECORD", help="A match record (.jsonl) written by play or run.")],
+        record: Annotated[Path, typer.Argument(
+            metavar="RECORD", help="A match record (.jsonl) written by play or run.")],
         deal: Annotated[int | None, typer.Option(help="Show only this deal (card games).")] = None,
         seat: Annotated[int | None, typer.Option(help="Show only what this seat could see.")] = None,
         verify: Annotated[bool, typer.Option(

@@ -33,10 +33,10 @@ if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` nee
     from tournaments.results import GameResult
     from tournaments.sprt import SprtRun, SprtSpec
 
-_MAX_MS = int(MAX_TIME_S * 1000)
-#: The standings columns --columns can name (tournaments.report.STANDINGS_COLUMNS; here so
-#: that `referee run --help` imports no tournaments module).
-STANDINGS_COLUMNS = ("elo", "wdl", "win", "los", "rating", "diff", "games", "forfeits")  # the time-limit flags, in ms: the [limits] maximum
+_MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
+#: The standings columns --columns can name (tournaments.report.STANDINGS_COLUMNS, checked
+#: equal by a test; here so that `referee run --help` imports no tournaments module).
+STANDINGS_COLUMNS = ("elo", "wdl", "win", "los", "rating", "diff", "games", "forfeits")
 
 
 def build_tournament(file: Path | None, **settings: Any) -> Tournament:

@@ -11,7 +11,6 @@ from typing import Any
 
 from referee.games.back_alley.rules import contract_text
 from referee.match.record import Entry
-
 from referee.tables import Col
 
 from .base import Renderer, events, mapping, seq, words

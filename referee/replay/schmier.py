@@ -13,7 +13,6 @@ from typing import Any
 
 from referee.games.cards import SUIT_NAMES
 from referee.match.record import Entry
-
 from referee.tables import Col
 
 from .base import Renderer, events, integer, mapping, seq, words

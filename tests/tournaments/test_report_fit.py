@@ -178,9 +178,8 @@ def test_summary_line_names_the_leader_or_those_tied_first():
 # -- Grid on its own ---------------------------------------------------------------------
 
 def grid(n_cols=12, width_each=6, groups=None, long_key=False):
-    cols = [Col("key", key=True, fold=True)]
-    for i in range(n_cols):
-        cols.append(Col(f"c{i}", rank=n_cols - i, group=(groups or {}).get(i)))
+    cols = [Col("key", key=True, fold=True),
+            *(Col(f"c{i}", rank=n_cols - i, group=(groups or {}).get(i)) for i in range(n_cols))]
     g = Grid("T (x)", cols)
     for r in range(3):
         g.add_row(("k" * 40 if long_key else f"k{r}"), *(str(r).rjust(width_each, "9") for _ in range(n_cols)))
