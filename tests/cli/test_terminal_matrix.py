@@ -65,7 +65,7 @@ def tournaments(tmp_path_factory) -> dict[str, object]:
     out = {}
     for game in GAMES:
         path = folder / game
-        piped("run", *run_args(game), "--output", path, "-q")
+        piped("run", *smallest_run_args(game), "--output", path, "-q")
         out[game] = path
     return out
 
@@ -73,6 +73,12 @@ def tournaments(tmp_path_factory) -> dict[str, object]:
 def run_args(game: str) -> list[str]:
     """A small tournament: the three entrants of the example (two for Pegs and Jokers), one deal."""
     return [ROOT / "tournaments" / "examples" / f"{game}.toml", "-n", "1", *SMALL[game][0]]
+
+
+def smallest_run_args(game: str) -> list[str]:
+    """The smallest tournament of a game: as many entrants as teams, one deal."""
+    entrants = [a for t in range(SMALL[game][1]) for a in ("--entrant", f"e{t}={BOT} {{seed}}")]
+    return ["--game", game, *entrants, "-n", "1", *SMALL[game][0]]
 
 
 def headers_seen(text: str, names: list[str]) -> list[str]:
@@ -224,7 +230,7 @@ def test_run_shows_live_progress_then_standings_that_fit(tmp_path, game, cols):
 @pytest.mark.parametrize("game", GAMES)
 def test_run_quiet_prints_one_summary_line(tmp_path, game):
     out = tmp_path / "out"
-    status, term = run_in_terminal("run", *run_args(game), "--output", out, "--quiet", cols=80)
+    status, term = run_in_terminal("run", *smallest_run_args(game), "--output", out, "--quiet", cols=80)
     assert status == 0, term.text()
     assert_seen_whole(term)
     text = term.text()
