@@ -290,3 +290,13 @@ def test_help_fits_the_screen_with_nothing_cut(command, cols):
         listed = term.text().split("Commands:\n", 1)[1].splitlines()
         assert [line.split()[0] for line in listed] == COMMANDS, listed
         assert all(len(line.split()) > 3 for line in listed), listed  # each with its description
+
+
+def test_replay_wide_prints_the_score_table_whole(records):
+    status, term = run_in_terminal("replay", records["schmier"], "--summary", "--wide", cols=80)
+    assert status == 0, term.text()
+    text = term.plain()
+    assert "internal error" not in text and "…" not in text and "(continued)" not in text, text
+    header = [line for line in text.splitlines() if line.startswith("┃") and "declarer" in line]
+    assert len(header) == 1 and all(h in header[0] for h in ("high", "joker", "T2", "trump")), header
+    assert len(header[0]) > 80  # as wide as it needs: the terminal wraps it, as asked
