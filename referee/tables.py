@@ -1,7 +1,8 @@
 """Tables that fit a terminal: no cell cut with "…", no column dropped without a word.
 
 A ``Grid`` is a table's columns and rows as text.  ``Grid.fit(width)`` turns it into
-one rich ``Table`` when it fits ``width`` columns, else into several: every part keeps
+one rich ``Table`` when it fits ``width`` columns (its headers on one line if that
+fits too, else on two where a header has a ``\n``), else into several: every part keeps
 the key columns (what names a row: a deal, an entrant) and takes the other columns
 most-used first (``Col.rank``) while they fit; the later parts are titled
 "(continued)".  Names that are too long wrap over lines (``Col.fold``) instead of
@@ -16,7 +17,6 @@ never writes an ellipsis.  Used by ``referee play`` and ``replay`` (score tables
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -69,9 +69,15 @@ class Grid:
         assert len(cells) == len(self.cols), (len(cells), len(self.cols))
         self.rows.append([str(c) for c in cells])
 
-    def natural_widths(self) -> list[int]:
-        return [max([_lines_width(c.header), *(_lines_width(r[i]) for r in self.rows)])
+    def natural_widths(self, flat: bool = False) -> list[int]:
+        """Each column's width for its longest cell and header (``flat``: the header on one line)."""
+        return [max([_lines_width(c.header.replace("\n", " ") if flat else c.header),
+                     *(_lines_width(r[i]) for r in self.rows)])
                 for i, c in enumerate(self.cols)]
+
+    def fits_flat(self, width: int | None) -> bool:
+        """Whether the whole table fits with every header on one line."""
+        return width is None or table_width(self.natural_widths(flat=True)) <= width
 
     def parts(self, width: int | None) -> list[tuple[list[int], dict[int, int]]]:
         """The columns of each part (indexes in display order) and the widths folding
@@ -123,6 +129,7 @@ class Grid:
         from rich.table import Table
 
         tables = []
+        flat = self.fits_flat(width)  # headers on one line when that fits, else on two
         parts = self.parts(width)
         for n, (indexes, caps) in enumerate(parts):
             title = self.title if n == 0 or self.title is None else f"{self.title.split(' (')[0]} (continued)"
@@ -130,8 +137,8 @@ class Grid:
             table = Table(title=title, caption=caption, header_style="bold")
             for i in indexes:
                 c = self.cols[i]
-                table.add_column(c.header, justify=c.justify, no_wrap=False, overflow="fold",
-                                 max_width=caps.get(i))
+                table.add_column(c.header.replace("\n", " ") if flat else c.header, justify=c.justify,
+                                 no_wrap=False, overflow="fold", max_width=caps.get(i))
             for row in self.rows:
                 table.add_row(*(row[i] for i in indexes))
             tables.append(table)
@@ -150,13 +157,14 @@ def fit_grids(grids: Sequence[Grid], width: int | None) -> tuple[list[Table], bo
 
 
 def fit_width(console: Console) -> int:
-    """The width to fit tables to: the terminal's; for a file or a pipe ``COLUMNS`` if set,
-    else at most ``PIPE_WIDTH``."""
+    """The width to fit tables to: the terminal's; for a file or a pipe the console's
+    width, at most ``PIPE_WIDTH`` (the CLI's piped console is 200 wide: 100).
+
+    Not ``COLUMNS`` itself: GNU readline exports it (80 when not on a terminal) into
+    every child of a process that loaded it, such as pytest, and piped output would
+    change with the parent."""
     if console.is_terminal:
         return console.width
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
     return min(console.width, PIPE_WIDTH)
 
 
