@@ -304,22 +304,24 @@ def register(app: typer.Typer) -> None:
             sandbox=sandbox.value if sandbox is not None else None,
             sprt=sprt, max_games=max_games, sprt_reference=sprt_reference,
         )
+        # On a terminal, long lines wrap between words; piped, a line stays one line.
         err = Console(stderr=True, highlight=False, soft_wrap=True)
+        unwrapped = not err.is_terminal
         isolation = describe_isolation(resolve_sandbox(t.limits.sandbox))
         if t.network_entrants:
             err.print(f"warning: network allowed for {', '.join(t.network_entrants)} (network = true): "
                       "they can reach other machines and each other", markup=False)
         if dry_run:
-            err.print(describe_plan(t, 0, isolation), markup=False)
+            err.print(describe_plan(t, 0, isolation), markup=False, soft_wrap=unwrapped)
             if sprt_run is not None:
-                err.print(describe_sprt(sprt_run), markup=False)
+                err.print(describe_sprt(sprt_run), markup=False, soft_wrap=unwrapped)
             return
         opened = open_output(t)
         for problem in opened.problems:
             err.print(f"referee: {problem}", markup=False)
-        err.print(describe_plan(opened.tournament, len(opened.done), isolation), markup=False)
+        err.print(describe_plan(opened.tournament, len(opened.done), isolation), markup=False, soft_wrap=unwrapped)
         if sprt_run is not None:
-            err.print(describe_sprt(sprt_run), markup=False)
+            err.print(describe_sprt(sprt_run), markup=False, soft_wrap=unwrapped)
         live = LiveSummary(opened.tournament, opened.done, sprt_run)
         progress: QuietProgress | PlainProgress | RichProgress
         if quiet:
