@@ -13,8 +13,10 @@ line that scrolled off its top, as a person scrolling back would read them.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
+import re
 import select
 import signal
 import struct
@@ -117,10 +119,8 @@ class Terminal:
         self.type(b"\x03")
 
     def kill(self) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.proc.wait()
 
     def close(self) -> None:
@@ -144,6 +144,13 @@ class Terminal:
     def text(self) -> str:
         return "\n".join(self.lines())
 
+    def plain(self) -> str:
+        """What was written, without control sequences, as logical lines: a line the
+        terminal wrapped is whole here (for checking a long path in a line)."""
+        text = self.raw.decode("utf-8", "replace")
+        text = re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]|\x1b[=>78]|\x1b\][^\x07]*\x07", "", text)
+        return text.replace("\r\n", "\n").replace("\r", "\n")
+
     def __enter__(self) -> Terminal:
         return self
 
@@ -162,9 +169,29 @@ def run_in_terminal(*args: str | os.PathLike[str], cols: int = 80, rows: int = 4
     return status, term
 
 
+#: Box-drawing characters that start and end a line of a rich table (default box).
+_TABLE_START = "┏┃┡│└┌├╭"
+_TABLE_END = "┓┃┩│┘┐┤╮"
+
+
+def table_problems(lines: Sequence[str]) -> list[str]:
+    """Lines of a table that is wider than the screen (a border line the terminal wrapped:
+    it does not end with a border) or that has a column squeezed to nothing (two borders
+    side by side)."""
+    bad = []
+    for line in lines:
+        if line[:1] in _TABLE_START and line[-1:] not in _TABLE_END:
+            bad.append(f"wrapped table line: {line!r}")
+        elif line[:1] in _TABLE_START and any(p in line for p in ("┳┳", "╇╇", "┴┴", "┃┃", "││")):
+            bad.append(f"a column squeezed to nothing: {line!r}")
+    return bad
+
+
 def assert_seen_whole(term: Terminal) -> None:
     """What every command must show a person: no internal error, no traceback, no
-    cell cut with an ellipsis."""
+    cell cut with an ellipsis, no table wider than the screen or with an empty column."""
     text = term.text()
     assert "internal error" not in text and "Traceback" not in text, text
     assert "…" not in text, f"a cut cell on a {term.cols}-column screen:\n{text}"
+    problems = table_problems(term.lines())
+    assert not problems, f"on a {term.cols}-column screen: {problems[:3]}\n{text}"

@@ -10,7 +10,7 @@ import math
 import sys
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,6 +27,8 @@ from rich.progress import (
 )
 from rich.table import Table
 from rich.text import Text
+
+from referee.tables import Col, Grid, fit_grids, fit_width, print_tables, table_width
 
 from .config import describe_overrides
 from .figures import (
@@ -45,8 +47,9 @@ from .results import GameResult, game_fault_line
 from .sprt import SprtRun
 from .standings import compute_standings
 
-__all__ = ["LiveSummary", "PlainProgress", "RichProgress", "print_decision_times", "print_standings",
-           "standings_tables", "write_html_report"]
+__all__ = ["STANDINGS_COLUMNS", "LiveSummary", "PlainProgress", "QuietProgress", "RichProgress",
+           "print_decision_times", "print_standings", "standings_grids", "standings_tables", "summary_line",
+           "write_html_report"]
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -98,7 +101,108 @@ def sprt_lines(sprt: dict[str, Any]) -> list[str]:
     ]
 
 
-def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Table]:
+#: The main standings table's columns that ``--columns`` can pick, by name, in the order
+#: they are kept when the screen is narrow (the most-used first); ``#`` and ``entrant``
+#: are always shown.
+STANDINGS_COLUMNS = ("score", "elo", "wdl", "win", "los", "rating", "diff", "games", "forfeits")
+
+
+def _main_grid(data: dict[str, Any], title: str, caption: str | None,
+               columns: Sequence[str] | None) -> Grid:
+    rank = {name: i for i, name in enumerate(columns or STANDINGS_COLUMNS)}
+    header: dict[str, tuple[str, JustifyMethod]] = {
+        "games": ("games", "right"), "wdl": ("W-D-L", "right"), "score": ("score", "right"),
+        "elo": ("Elo\n±95%", "right"),
+        "los": ("LOS", "right"), "win": ("win rate\n[95% Wilson]", "right"),
+        "diff": ("score diff/deal\n[95% CI]", "right"), "rating": ("rating\nμ±σ", "right"),
+        "forfeits": ("forfeits", "left")}
+    # Display order: as before; with --columns, the order given.
+    shown: list[str] = list(columns) if columns is not None else [
+        "games", "wdl", "score", "elo", "los", "win", "diff", "rating", "forfeits"]
+    grid = Grid(f"{title} ({data['games_played']} games)",
+                [Col("#", key=True), Col("entrant", "left", key=True, fold=True),
+                 *(Col(header[n][0], header[n][1], rank=rank[n]) for n in shown)], caption=caption)
+    for e in data["entrants"]:
+        rt = e["rating"]
+        cells = {
+            "games": str(e["games"]), "wdl": f"{e['wins']}-{e['draws']}-{e['losses']}",
+            "score": percent(e.get("score")), "elo": elo_text(e["elo"]), "los": los_text(e["elo"]),
+            "win": _pct(e["win_rate"]),
+            "diff": _ci(e["score_diff"], "{:+.1f}"), "rating": f"{rt['mu']:.1f}±{rt['sigma']:.1f}",
+            "forfeits": ", ".join(f"{k} {v}" for k, v in e["forfeits_by_reason"].items()) or "–"}
+        grid.add_row(e.get("rank_label", str(e["rank"])), e["name"], *(cells[n] for n in shown))
+    return grid
+
+
+def _head_to_head_grid(data: dict[str, Any], width: int | None) -> Grid | None:
+    """Each entrant's W-D-L against each other, in the standings' order: named columns when
+    they fit, else numbered ones ("vs 2": against the entrant numbered 2 in the first column)."""
+    names = [e["name"] for e in data["entrants"]]
+    if len(names) < 2:
+        return None
+    h2h = data["head_to_head"]
+
+    def cells(a: str) -> list[str]:
+        out = []
+        for b in names:
+            r = h2h[a].get(b) if a != b else None
+            out.append("·" if r is None or not r["games"] else f"{r['wins']}-{r['draws']}-{r['losses']}")
+        return out
+
+    title = "Head to head (row's W-D-L against column)"
+    named = Grid(title, [Col("", "left", key=True, fold=True), *(Col(n) for n in names)])
+    for a in names:
+        named.add_row(a, *cells(a))
+    if width is None or table_width(named.natural_widths()) <= width:
+        return named
+    numbered = Grid(title, [Col("", key=True), Col("entrant", "left", key=True, fold=True),
+                            *(Col(f"vs {i}", rank=i) for i in range(1, len(names) + 1))])
+    for i, a in enumerate(names, 1):
+        numbered.add_row(str(i), a, *cells(a))
+    return numbered
+
+
+def _paired_grid(data: dict[str, Any]) -> Grid | None:
+    if not data["paired"]:
+        return None
+    two = all(p.get("pentanomial") is not None for p in data["paired"])
+    grid = Grid("Duplicate deals (A against B; a unit is one deal in every seating)", [
+        Col("A", "left", key=True, fold=True), Col("B", "left", key=True, fold=True), Col("units", rank=1),
+        Col("pentanomial\nLL-LD-D-WD-WW" if two else "A's unit\nscore: count", rank=4),
+        Col("Elo\n±95%", rank=0), Col("Elo\n[95% interval]", rank=5), Col("LOS", rank=2),
+        Col("mean diff\n[95% CI]", rank=3), Col("left out\n(forfeit)", rank=6)])
+    for p in data["paired"]:
+        grid.add_row(p["a"], p["b"], str(p["units"]), distribution_text(p), elo_text(p["elo"]),
+                     elo_interval_text(p["elo"]), los_text(p["elo"]), _ci(p["mean_diff"], "{:+.1f}"),
+                     str(p["excluded_deals"]))
+    return grid
+
+
+def _positions_grid(data: dict[str, Any]) -> Grid | None:
+    if not data.get("positions"):
+        return None
+    grid = Grid("Seat and position effects (over duplicate units: skill cancels)", [
+        Col("place", "left", key=True, fold=True), Col("units", rank=2), Col("win share\n[95% CI]", rank=0),
+        Col("fair", rank=1), Col("score diff\n[95% CI]", rank=3)])
+    for e in data["positions"]:
+        grid.add_row(e["place"], str(e["units"]), _pct(e["win_share"]), f"{e['fair_share']:.0%}",
+                     _ci(e["score_diff"], "{:+.1f}"))
+    return grid
+
+
+def _endings_grid(data: dict[str, Any]) -> Grid | None:
+    if not data.get("endings"):
+        return None
+    grid = Grid("How games ended", [Col("ending", "left", key=True, fold=True), Col("games")])
+    for k, v in data["endings"].items():
+        grid.add_row(k, str(v))
+    return grid
+
+
+def standings_grids(data: dict[str, Any], title: str = "Standings", width: int | None = None,
+                    columns: Sequence[str] | None = None) -> list[Grid]:
+    """The standings' tables as grids, to fit to a width: the entrants, head to head, the
+    duplicate deals, seat and position effects, how games ended."""
     played, total = data["games_played"], data["games_total"]
     sprt = data.get("sprt")
     notes = [] if data["complete"] or sprt else [f"incomplete: {played} of {total} games"]
@@ -108,106 +212,77 @@ def standings_tables(data: dict[str, Any], title: str = "Standings") -> list[Tab
         notes.append(f"{FEW_MARK} fewer than 30 duplicate units: a rough figure, the interval is wide")
     if any(e.get("tied") for e in entrants):
         notes.append("=N: tied, the results do not tell them apart (docs/tournaments.md: Ranks and ties)")
-    caption = "; ".join(notes) or None
-    main = Table(title=f"{title} ({played} games)", caption=caption, header_style="bold")
-    main_columns: list[tuple[str, JustifyMethod]] = [
-        ("#", "right"), ("entrant", "left"), ("games", "right"), ("W-D-L", "right"),
-        ("Elo ±95%", "right"), ("LOS", "right"),
-        ("win rate [95% Wilson]", "right"), ("score diff/deal [95% CI]", "right"),
-        ("rating μ±σ", "right"), ("forfeits", "left")]
-    for col, justify in main_columns:
-        main.add_column(col, justify=justify, no_wrap=True)
-    for e in entrants:
-        reasons = ", ".join(f"{k} {v}" for k, v in e["forfeits_by_reason"].items()) or "–"
-        rt = e["rating"]
-        main.add_row(
-            e.get("rank_label", str(e["rank"])), e["name"], str(e["games"]), f"{e['wins']}-{e['draws']}-{e['losses']}",
-            elo_text(e["elo"]), los_text(e["elo"]),
-            _pct(e["win_rate"]),
-            _ci(e["score_diff"], "{:+.1f}"),
-            f"{rt['mu']:.1f}±{rt['sigma']:.1f}",
-            reasons,
-        )
-    tables = [main]
+    grids = [_main_grid(data, title, "; ".join(notes) or None, columns),
+             _head_to_head_grid(data, width), _paired_grid(data), _positions_grid(data), _endings_grid(data)]
+    return [g for g in grids if g is not None]
 
-    names = [e["name"] for e in entrants]
-    h2h = data["head_to_head"]
-    if len(names) > 1:
-        cross = Table(title="Head to head (row's W-D-L against column)", header_style="bold")
-        cross.add_column("", no_wrap=True)
-        for n in names:
-            cross.add_column(n, justify="right", no_wrap=True)
-        for a in names:
-            cells = []
-            for b in names:
-                r = h2h[a].get(b) if a != b else None
-                cells.append("·" if r is None or not r["games"] else f"{r['wins']}-{r['draws']}-{r['losses']}")
-            cross.add_row(a, *cells)
-        tables.append(cross)
 
-    if data["paired"]:
-        two = all(p.get("pentanomial") is not None for p in data["paired"])
-        paired = Table(title="Duplicate deals (A against B; a unit is one deal in every seating)",
-                       header_style="bold")
-        paired_columns: list[tuple[str, JustifyMethod]] = [
-            ("A", "left"), ("B", "left"), ("units", "right"),
-            ("pentanomial LL-LD-D-WD-WW" if two else "A's unit score: count", "right"),
-            ("Elo ±95% [interval]", "right"), ("LOS", "right"),
-            ("mean diff [95% CI]", "right"), ("left out (forfeit)", "right")]
-        for col, justify in paired_columns:
-            paired.add_column(col, justify=justify, no_wrap=True)
-        for p in data["paired"]:
-            paired.add_row(p["a"], p["b"], str(p["units"]), distribution_text(p),
-                           f"{elo_text(p['elo'])} {elo_interval_text(p['elo'])}", los_text(p["elo"]),
-                           _ci(p["mean_diff"], "{:+.1f}"), str(p["excluded_deals"]))
-        tables.append(paired)
+def standings_tables(data: dict[str, Any], title: str = "Standings", width: int | None = None,
+                     columns: Sequence[str] | None = None) -> list[Table]:
+    """The standings as rich tables within ``width`` columns (None: each table whole)."""
+    return _fitted(data, title, width, columns)[0]
 
-    if data.get("positions"):
-        pos = Table(title="Seat and position effects (over duplicate units: skill cancels)", header_style="bold")
-        for col in ("place", "units", "win share [95% CI]", "fair", "score diff [95% CI]"):
-            pos.add_column(col, justify="left" if col == "place" else "right", no_wrap=True)
-        for e in data["positions"]:
-            pos.add_row(e["place"], str(e["units"]), _pct(e["win_share"]), f"{e['fair_share']:.0%}",
-                        _ci(e["score_diff"], "{:+.1f}"))
-        tables.append(pos)
 
-    if data.get("endings"):
-        ends = Table(title="How games ended", header_style="bold")
-        ends.add_column("ending", no_wrap=True)
-        ends.add_column("games", justify="right")
-        for k, v in data["endings"].items():
-            ends.add_row(k, str(v))
-        tables.append(ends)
-
-    if sprt:
+def _fitted(data: dict[str, Any], title: str, width: int | None,
+            columns: Sequence[str] | None) -> tuple[list[Table], bool]:
+    tables, split = fit_grids(standings_grids(data, title, width, columns), width)
+    if sprt := data.get("sprt"):
         box = Table(title="SPRT", show_header=False)
-        box.add_column("", no_wrap=False)
+        box.add_column("", no_wrap=False, overflow="fold")
         for line in sprt_lines(sprt):
             box.add_row(line)
         tables.append(box)
-    return tables
+    return tables, split
 
 
-def print_standings(data: dict[str, Any], console: Console) -> None:
-    for table in standings_tables(data):
-        console.print(table)
+def print_standings(data: dict[str, Any], console: Console, *, wide: bool = False,
+                    columns: Sequence[str] | None = None) -> None:
+    """The standings, fitted to the console's width (``wide``: each table whole); a table
+    too wide is split into parts that keep its names, and a line says so."""
+    width = None if wide else fit_width(console)
+    tables, split = _fitted(data, "Standings", width, columns)
+    print_tables(console, tables)
     for line in describe_overrides(data.get("overrides", {})):
         console.print(f"own limits: {line}", markup=False, highlight=False)
+    if split:
+        console.print(f"(tables split to fit {width} columns: --wide shows each whole; "
+                      "standings.json and standings.csv hold every figure)", markup=False, highlight=False,
+                      soft_wrap=False)  # wrapped between words, not by the terminal
+
+
+def summary_line(data: dict[str, Any], game: str) -> str:
+    """``referee run --quiet``'s one line: the game, the games played, the leader (or the
+    entrants tied first) with W-D-L and Elo, the SPRT's verdict, the forfeits."""
+    played, total = data["games_played"], data["games_total"]
+    entrants = data["entrants"]
+    games = f"{played} games" if data["complete"] or data.get("sprt") else f"{played} of {total} games"
+    parts = [f"{game}: {games}"]
+    if entrants:
+        first = [e for e in entrants if e["rank"] == entrants[0]["rank"]]
+        if len(first) == 1:
+            e = first[0]
+            parts.append(f"leader {e['name']} {e['wins']}-{e['draws']}-{e['losses']}, Elo {elo_text(e['elo'])}")
+        else:
+            parts.append(f"tied first: {', '.join(e['name'] for e in first)}")
+    if sprt := data.get("sprt"):
+        parts.append(f"SPRT {sprt['verdict']}")
+    forfeits = sum(e["forfeits"] for e in entrants)
+    parts.append(f"{forfeits} forfeit{'' if forfeits == 1 else 's'}")
+    return "; ".join(parts)
 
 
 def print_decision_times(times: Mapping[str, tuple[int, float, float]], data: dict[str, Any],
-                         console: Console) -> None:
+                         console: Console, *, wide: bool = False) -> None:
     """Each entrant's replies, mean and longest decision time (``standings.decision_times``),
     in the standings' order: a measurement, so not part of ``standings.json``."""
     if not times:
         return
-    table = Table(title="Decision time (ms per reply)", header_style="bold")
-    for col in ("entrant", "decisions", "mean", "max"):
-        table.add_column(col, justify="left" if col == "entrant" else "right", no_wrap=True)
+    grid = Grid("Decision time (ms per reply)", [Col("entrant", "left", key=True, fold=True),
+                                                 Col("decisions"), Col("mean"), Col("max")])
     for e in data["entrants"]:
         if (t := times.get(e["name"])) is not None:
-            table.add_row(e["name"], str(t[0]), f"{t[1]:.1f}", f"{t[2]:.1f}")
-    console.print(table)
+            grid.add_row(e["name"], str(t[0]), f"{t[1]:.1f}", f"{t[2]:.1f}")
+    print_tables(console, grid.fit(None if wide else fit_width(console)))
 
 
 def live_lines(data: dict[str, Any], width: int = 80, top: int = 4) -> list[str]:
@@ -350,6 +425,24 @@ class RichProgress:
             self.live.lines(force=True)
         self.progress.refresh()
         self.progress.stop()
+
+
+class QuietProgress:
+    """``referee run --quiet``: no progress at all; only a line per faulted game."""
+
+    def __init__(self, stream: TextIO | None = None, *, game: str = "", output: Path = Path()) -> None:
+        self.stream = stream or sys.stderr
+        self.game, self.output = game, output
+
+    def start(self, *, total: int, done: int, faults: int) -> None:
+        pass
+
+    def advance(self, result: GameResult) -> None:
+        if (line := game_fault_line(result, self.game, self.output)) is not None:
+            print(line, file=self.stream, flush=True)
+
+    def finish(self) -> None:
+        pass
 
 
 class PlainProgress:

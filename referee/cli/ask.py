@@ -35,12 +35,14 @@ def _where(replay: Replay, n: int) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("ask")
+    @app.command("ask", short_help="Re-ask a recorded request to a bot, or play on from it.")
     def ask_command(
-        record: Annotated[Path, typer.Argument(help="A match record (.jsonl) written by play or run.")],
+        record: Annotated[Path, typer.Argument(
+            metavar="RECORD", help="A match record (.jsonl) written by play or run.")],
         n: Annotated[int, typer.Argument(metavar="N", help="The request id (the record's decision `n`).")],
         bot: Annotated[list[str], typer.Option(
-            "--bot", "-b", help="Without --from: the bot to ask, in the seat of request N (once). With --from: "
+            "--bot", "-b", metavar="COMMAND",
+            help="Without --from: the bot to ask, in the seat of request N (once). With --from: "
             "the bots that play on, once per team or once per seat (default: the recorded bots).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         from_: Annotated[bool, typer.Option(
             "--from", help="Play the game on from request N: the recorded actions before it, then the bots.")] = False,

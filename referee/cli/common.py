@@ -18,9 +18,9 @@ from referee.match.types import BotSpec
 if TYPE_CHECKING:  # rich, the record's models and the renderers are imported where they are used:
     # `referee play` reaches its first request without them
     from rich.console import Console
-    from rich.table import Table
 
     from referee.match.record import Entry
+    from referee.tables import Grid
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -83,10 +83,10 @@ def bot_specs_for_seats(spec: GameSpec, options: dict[str, Any], commands: list[
     return out
 
 
-def score_table(game: str, entries: Sequence[Entry], title: str | None = None) -> Table | None:
-    from rich.table import Table
-
+def score_grid(game: str, entries: Sequence[Entry], title: str | None = None) -> Grid | None:
+    """The game's score table (its renderer's), ready to fit a width; None if it has no rows."""
     from referee.replay import RENDERERS
+    from referee.tables import Grid
 
     renderer = RENDERERS.get(game)
     if renderer is None:
@@ -94,13 +94,26 @@ def score_table(game: str, entries: Sequence[Entry], title: str | None = None) -
     header, rows = renderer.score_table(entries)
     if not rows:
         return None
-    table = Table(title=title, show_lines=False, header_style="bold")
-    for col in header:
-        table.add_column(col, no_wrap=True,
-                         justify="right" if col.lower() not in ("trump", "dealer", "contracts") else "left")
-    for row in rows:
-        table.add_row(*[str(c) for c in row])
-    return table
+    return Grid(title, renderer.score_columns(header), [[str(c) for c in row] for row in rows],
+                caption=renderer.score_legend)
+
+
+def print_score_table(console: Console, game: str, entries: Sequence[Entry], title: str | None = None, *,
+                      wide: bool = False) -> None:
+    """The score table within the console's width (``wide``: whole, as wide as it needs):
+    a table too wide is split into parts that each keep the deal (or player) column, and
+    a line says so."""
+    from referee.tables import fit_width, print_tables
+
+    grid = score_grid(game, entries, title)
+    if grid is None:
+        return
+    width = None if wide else fit_width(console)
+    tables = grid.fit(width)
+    print_tables(console, tables)
+    if len(tables) > 1:
+        console.print(f"(score table split to fit {width} columns: --wide shows it whole)", markup=False,
+                      soft_wrap=False)
 
 
 def make_console() -> Console:

@@ -21,9 +21,9 @@ MAX_DEALS = 10_000_000
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(short_help="Write a deals file: deal seeds for `deals = \"FILE\"`.")
     def deals(
-        game: Annotated[str, typer.Argument(help="back-alley, schmier or pegs-and-jokers.")],
+        game: Annotated[str, typer.Argument(metavar="GAME", help="back-alley, schmier or pegs-and-jokers.")],
         count: Annotated[int, typer.Option("--count", "-n", min=1, max=MAX_DEALS, help="How many deal seeds.")],
         seed: Annotated[int, typer.Option(help="Seed the deal seeds derive from.")] = 0,
         output: Annotated[Path | None, typer.Option(

@@ -88,6 +88,7 @@ app = _LazyTyper(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,
 )
 
 

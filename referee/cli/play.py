@@ -98,8 +98,8 @@ def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str])
             f"{shown(outcome.detail.get('message', ''))}; {won} {'wins' if len(outcome.winners) == 1 else 'win'}")
 
 
-def print_result(result: MatchResult, quiet: bool) -> None:
-    from referee.cli.common import describe_isolation, make_console, score_table
+def print_result(result: MatchResult, quiet: bool, wide: bool = False) -> None:
+    from referee.cli.common import describe_isolation, make_console, print_score_table
     from referee.games import GAMES
     from referee.match.record import entries_from_dicts
 
@@ -111,9 +111,8 @@ def print_result(result: MatchResult, quiet: bool) -> None:
     teams = [spec_teams[t] for t in sorted(spec_teams)]
     names = result.names or [b.name for b in result.seats]
     if not quiet:
-        table = score_table(result.game, entries_from_dicts(result.entries), title=f"{result.game}, seed {result.seed}")
-        if table is not None:
-            console.print(table)
+        print_score_table(console, result.game, entries_from_dicts(result.entries),
+                          title=f"{result.game}, seed {result.seed}", wide=wide)
     console.print(f"Result: {describe_outcome(result.outcome, teams, names)}")
     if (line := match_fault_line(result)) is not None:
         console.print(line, markup=False)
@@ -169,20 +168,20 @@ def claim_record(path: Path, *, force: bool) -> Path:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(short_help="Play one game between bots; print the score table and result.")
     def play(
-        game: Annotated[str, typer.Argument(help="back-alley, schmier or pegs-and-jokers")],
+        game: Annotated[str, typer.Argument(metavar="GAME", help="back-alley, schmier or pegs-and-jokers")],
         bot: Annotated[list[str], typer.Option(
-            "--bot", "-b", help="Bot command, once per team (each seat of the team runs its own "
+            "--bot", "-b", metavar="COMMAND", help="Bot command, once per team (each seat of the team runs its own "
             "process) or once per seat, in seat/team order. Quote commands with arguments.")],
         seed: Annotated[int | None, typer.Option(help="Game seed (default: random, printed).")] = None,
         record: Annotated[Path | None, typer.Option(
             help="Where to write the match record (default records/GAME-seedN.jsonl).")] = None,
         players: Annotated[int | None, typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
         option: Annotated[list[str], typer.Option(
-            "--option", "-o", help="Game option KEY=VALUE, e.g. max_redeals=5.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "--option", "-o", metavar="KEY=VALUE", help="Game option, e.g. max_redeals=5.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         name: Annotated[list[str], typer.Option(
-            "--name", help="Display name per --bot, in order.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "--name", metavar="NAME", help="Display name per --bot, in order.")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         decision_ms: Annotated[int, typer.Option(help="Time limit per decision, in ms.")] = 1000,
         handshake_ms: Annotated[int, typer.Option(help="Time limit for a bot's ready, in ms.")] = 10000,
         time_bank_ms: Annotated[int, typer.Option(help="Extra time per bot per game, in ms.")] = 0,
@@ -208,6 +207,8 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option(
             "--force", help="Overwrite the record if it exists (default: record to a new name and say so).")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result line.")] = False,
+        wide: Annotated[bool, typer.Option(
+            "--wide", help="The score table whole, however wide, instead of fitted to the screen.")] = False,
     ) -> None:
         """Play one game between bots and print the score table and the result.
 
@@ -243,6 +244,6 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"cannot create stderr folder {err_dir}: {exc.strerror}") from None
         result = trio.run(lambda: run_match(spec.name, opts, bots, seed=seed, record_path=record_path,
                                             limits=limits, stderr_dir=err_dir))
-        print_result(result, quiet)
+        print_result(result, quiet, wide)
         if result.forfeit:
             raise typer.Exit(EXIT_FORFEIT)

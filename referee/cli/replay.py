@@ -28,9 +28,10 @@ def header_lines(rec: Record) -> list[str]:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(short_help="Show a recorded game; verify it; rebuild a request.")
     def replay(
-        record: Annotated[Path, typer.Argument(help="A match record (.jsonl) written by play or run.")],
+        record: Annotated[Path, typer.Argument(
+            metavar="RECORD", help="A match record (.jsonl) written by play or run.")],
         deal: Annotated[int | None, typer.Option(help="Show only this deal (card games).")] = None,
         seat: Annotated[int | None, typer.Option(help="Show only what this seat could see.")] = None,
         verify: Annotated[bool, typer.Option(
@@ -52,6 +53,8 @@ def register(app: typer.Typer) -> None:
             "--history", help="With --request: every line its seat got, from hello to that request.")] = False,
         quiet: Annotated[bool, typer.Option(
             "--quiet", "-q", help="Print only the result line (--verify: its verdict; --html: nothing).")] = False,
+        wide: Annotated[bool, typer.Option(
+            "--wide", help="The score table whole, however wide, instead of fitted to the screen.")] = False,
     ) -> None:
         """Show a recorded game deal by deal (or turn by turn); optionally verify it."""
         if (events or history) and request is None:
@@ -66,7 +69,7 @@ def register(app: typer.Typer) -> None:
                 raise UserError(f"--seat {seat}: this game has seats 0 … {len(header['seats']) - 1}")
             print(shown("OK: " + result.message))  # one plain line, as the console prints it below
             raise typer.Exit(0)
-        from referee.cli.common import make_console, score_table
+        from referee.cli.common import make_console, print_score_table
         from referee.games import GAMES
         from referee.match.record import FaultLine, read_record
         from referee.replay import RENDERERS, TurnRenderer, entries_for_seat, public_entries, rules_version_problem
@@ -113,9 +116,8 @@ def register(app: typer.Typer) -> None:
                 lines = renderer.render(entries, seat=seat, deal=deal)
             for line in lines:
                 console.print(shown(line), markup=False)
-        table = score_table(game, public_entries(rec.entries), title="Score table")
-        if table is not None and deal is None and turn_range is None:
-            console.print(table)
+        if deal is None and turn_range is None:
+            print_score_table(console, game, public_entries(rec.entries), title="Score table", wide=wide)
         for e in entries:
             if isinstance(e, FaultLine):
                 for line in fault_lines(e, record):
@@ -149,7 +151,8 @@ def fault_lines(fault: FaultLine, record: Path) -> list[str]:
     if where:
         legal = ""
         if fault.legal is not None:
-            listed = " ".join(fault.legal[:12]) + (" …" if len(fault.legal) > 12 else "")
+            more = len(fault.legal) - 12
+            listed = " ".join(fault.legal[:12]) + (f" and {more} more" if more > 0 else "")
             legal = f" (legal: {listed})" if fault.legal else " (legal: none)"
         lines.append(f"  at {', '.join(where)}{legal}")
     if fault.output is not None:

@@ -19,9 +19,9 @@ from referee.cli.errors import UserError
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(short_help="Write a tournament's standings, charts and games as one page.")
     def report(
-        output: Annotated[Path, typer.Argument(help="A tournament's output directory.")],
+        output: Annotated[Path, typer.Argument(metavar="OUTPUT", help="A tournament's output directory.")],
         html: Annotated[Path, typer.Option("--html", help="Where to write the page (e.g. report.html).")],
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line saying where the page is.")] = False,
     ) -> None:

@@ -35,6 +35,9 @@ if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` nee
     from tournaments.sprt import SprtRun, SprtSpec
 
 _MAX_MS = int(MAX_TIME_S * 1000)  # the time-limit flags, in ms: the [limits] maximum
+#: The standings columns --columns can name (tournaments.report.STANDINGS_COLUMNS, checked
+#: equal by a test; here so that `referee run --help` imports no tournaments module).
+STANDINGS_COLUMNS = ("score", "elo", "wdl", "win", "los", "rating", "diff", "games", "forfeits")
 
 
 def build_tournament(file: Path | None, **settings: Any) -> Tournament:
@@ -209,9 +212,10 @@ def _where(t: Tournament) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(short_help="Run a tournament: round robin or gauntlet, duplicate deals.")
     def run(
         tournament: Annotated[Path | None, typer.Argument(
+            metavar="TOURNAMENT",
             help="Tournament file (TOML). Optional when --game and --entrant give the settings.")] = None,
         jobs: Annotated[int | None, typer.Option(
             "--jobs", "-j", min=1,
@@ -226,10 +230,10 @@ def register(app: typer.Typer) -> None:
         game: Annotated[str | None, typer.Option(help="back-alley, schmier or pegs-and-jokers.")] = None,
         players: Annotated[int | None, typer.Option(help="Pegs and Jokers: 4, 6 or 8 players.")] = None,
         option: Annotated[list[str], typer.Option(
-            "--option", "-o", help="Game option KEY=VALUE (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "--option", "-o", metavar="KEY=VALUE", help="Game option (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         entrant: Annotated[list[str], typer.Option(
-            "--entrant", "-e",
-            help="Add an entrant NAME=COMMAND, run in the current directory (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "--entrant", "-e", metavar="NAME=COMMAND",
+            help="Add an entrant, run in the current directory (repeatable).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         games_per_pairing: Annotated[int | None, typer.Option(
             "--games-per-pairing", "-n", min=1,
             help="Deal seeds per pairing; each is played in every seating of the pairing.")] = None,
@@ -247,7 +251,7 @@ def register(app: typer.Typer) -> None:
                                 "output directory's own, made at its first run). Deal seeds derive from it.")] = None,
         dask: Annotated[str | None, typer.Option(
             "--dask", metavar="ADDRESS",
-            help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786, tls://...), or local:N to "
+            help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786, tls://HOST:PORT), or local:N to "
                  "start N single-threaded workers on this machine (needs referee[dask]; docs/distributed.md).")] = None,
         gauntlet: Annotated[list[str], typer.Option(
             "--gauntlet", metavar="NAME",
@@ -263,11 +267,18 @@ def register(app: typer.Typer) -> None:
             "--sprt-reference", metavar="NAME",
             help="SPRT in Schmier: the entrant that fills the third team.")] = None,
         quiet: Annotated[bool, typer.Option(
-            "--quiet", "-q", help="Plain progress lines instead of a live bar.")] = False,
+            "--quiet", "-q", help="No progress and no tables: one summary line (faults and errors still "
+            "on stderr).")] = False,
+        wide: Annotated[bool, typer.Option(
+            "--wide", help="Every column of the standings, in tables as wide as they need.")] = False,
+        columns: Annotated[str | None, typer.Option(
+            "--columns", metavar="NAMES", help="The standings' columns after # and entrant, e.g. elo,wdl,win: "
+            f"any of {','.join(STANDINGS_COLUMNS)}.")] = None,
         dry_run: Annotated[bool, typer.Option(
             "--dry-run", help="Check the settings, print the plan and stop.")] = False,
     ) -> None:
         """Run a tournament (round robin or gauntlet) with duplicate deals, in parallel, resumable, growable."""
+        picked = parse_columns(columns)
         import trio
         from rich.console import Console
 
@@ -276,9 +287,11 @@ def register(app: typer.Typer) -> None:
         from tournaments.report import (
             LiveSummary,
             PlainProgress,
+            QuietProgress,
             RichProgress,
             print_decision_times,
             print_standings,
+            summary_line,
             write_html_report,
         )
         from tournaments.runner import run_tournament
@@ -292,25 +305,32 @@ def register(app: typer.Typer) -> None:
             sandbox=sandbox.value if sandbox is not None else None,
             sprt=sprt, max_games=max_games, sprt_reference=sprt_reference,
         )
+        # On a terminal, long lines wrap between words; piped, a line stays one line.
         err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+        unwrapped = not err.is_terminal
         isolation = describe_isolation(resolve_sandbox(t.limits.sandbox))
         if t.network_entrants:
             err.print(f"warning: network allowed for {', '.join(t.network_entrants)} (network = true): "
                       "they can reach other machines and each other", markup=False)
         if dry_run:
-            err.print(describe_plan(t, 0, isolation), markup=False)
+            err.print(describe_plan(t, 0, isolation), markup=False, soft_wrap=unwrapped)
             if sprt_run is not None:
-                err.print(describe_sprt(sprt_run), markup=False)
+                err.print(describe_sprt(sprt_run), markup=False, soft_wrap=unwrapped)
             return
         opened = open_output(t)
         for problem in opened.problems:
             err.print(f"referee: {shown(problem)}", markup=False)
-        err.print(describe_plan(opened.tournament, len(opened.done), isolation), markup=False)
+        err.print(describe_plan(opened.tournament, len(opened.done), isolation), markup=False, soft_wrap=unwrapped)
         if sprt_run is not None:
-            err.print(describe_sprt(sprt_run), markup=False)
+            err.print(describe_sprt(sprt_run), markup=False, soft_wrap=unwrapped)
         live = LiveSummary(opened.tournament, opened.done, sprt_run)
-        progress = (PlainProgress(live=live, game=t.game, output=t.output) if quiet or not err.is_terminal
-                    else RichProgress(err, live=live, game=t.game, output=t.output))
+        progress: QuietProgress | PlainProgress | RichProgress
+        if quiet:
+            progress = QuietProgress(game=t.game, output=t.output)
+        elif not err.is_terminal:
+            progress = PlainProgress(live=live, game=t.game, output=t.output)
+        else:
+            progress = RichProgress(err, live=live, game=t.game, output=t.output)
         try:
             outcome = trio.run(_until_interrupted,
                                lambda: run_tournament(t, progress=progress, opened=opened, sprt=sprt_run))
@@ -320,16 +340,38 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(code=130) from None
         json_path, csv_path = standings_paths(t.output)  # written by the run
         data = outcome.standings.to_json()
-        print_standings(data, make_console())
-        # Measurements, not results: on stderr with the other diagnostics, so stdout is the same
-        # for the same games (an interrupted and resumed run prints what an uninterrupted one does).
-        print_decision_times(decision_times(t.names, outcome.results.values()), data, err)
+        if quiet:
+            print(summary_line(data, t.game), flush=True)
+        else:
+            print_standings(data, make_console(), wide=wide, columns=picked)
+            # Measurements, not results: on stderr with the other diagnostics, so stdout is the same
+            # for the same games (an interrupted and resumed run prints what an uninterrupted one does).
+            print_decision_times(decision_times(t.names, outcome.results.values()), data, err, wide=wide)
         for line in fault_summary(outcome.results, t.game, t.output):
             err.print(line, markup=False)
         report = write_html_report(t.output, t.output / "report.html")
+        if quiet:
+            err.print(f"output: {t.output} ({json_path.name}, {csv_path.name}, results.jsonl, {report.name})",
+                      markup=False)
+            return
         err.print(f"standings: {json_path} and {csv_path.name}; results: {t.output / 'results.jsonl'}",
                   markup=False)
         err.print(f"report: {report.resolve().as_uri()}", markup=False)
+
+
+def parse_columns(text: str | None) -> list[str] | None:
+    """``--columns elo,wdl,win``: the standings' columns to show, in that order (checked)."""
+    if text is None:
+        return None
+    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    if not names:
+        raise UserError(f"--columns: give column names, any of {', '.join(STANDINGS_COLUMNS)}")
+    for n in names:
+        if n not in STANDINGS_COLUMNS:
+            raise UserError(f"--columns: unknown column {n!r} (expected any of {', '.join(STANDINGS_COLUMNS)})")
+    if len(set(names)) != len(names):
+        raise UserError(f"--columns {text!r}: a column is named twice")
+    return names
 
 
 def fault_summary(results: dict[int, GameResult], game: str, output: Path) -> list[str]:

@@ -42,10 +42,12 @@ def _published(scheduler: str) -> tuple[dict[str, Any], bool]:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    @app.command(short_help="Join a Dask cluster as game workers for run --dask.",
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def worker(
         ctx: typer.Context,
-        scheduler: Annotated[str, typer.Argument(help="The Dask scheduler's address: tcp://HOST:8786 or tls://...")],
+        scheduler: Annotated[str, typer.Argument(
+            metavar="SCHEDULER", help="The Dask scheduler's address: tcp://HOST:8786 or tls://HOST:PORT")],
         nworkers: Annotated[int, typer.Option(
             "--nworkers", min=1, help="Worker processes to start, each playing one game at a time "
                                       "(typically one per core).")] = 1,

@@ -11,6 +11,7 @@ from typing import Any
 
 from referee.games.back_alley.rules import contract_text
 from referee.match.record import Entry
+from referee.tables import Col
 
 from .base import Renderer, events, mapping, seq, words
 
@@ -44,7 +45,28 @@ def _signed(value: Any) -> str:
     return f"{value:+d}" if isinstance(value, int) else "?"
 
 
+#: How each score-table column is shown: (header on screen, justify, rank); the two
+#: teams' columns of one kind move together, the totals are kept before all.
+_SHOWN: dict[str, tuple[str, str, int]] = {
+    "deal": ("deal", "right", 0), "h": ("h", "right", 6), "dealer": ("dlr", "right", 5),
+    "trump": ("trump", "left", 4),
+    **{f"T{t} {what}": (f"T{t}\n{what}", "right", rank)
+       for t in (0, 1) for what, rank in (("contract", 2), ("tricks", 3), ("score", 1), ("total", 0))},
+}
+
+
 class BackAlleyRenderer(Renderer):
+    score_legend = "h: cards per hand; dlr: the dealer's seat"
+
+    def score_columns(self, header: Sequence[str]) -> list[Col]:
+        out = []
+        for name in header:
+            shown, justify, rank = _SHOWN.get(name, (name, "right", 50))
+            group = name.split(" ", 1)[1] if name[:1] == "T" and " " in name else None
+            out.append(Col(shown, "left" if justify == "left" else "right", key=name == "deal", rank=rank,
+                           group=group))
+        return out
+
     def score_table(
         self, entries: Sequence[Entry]
     ) -> tuple[list[str], list[list[str]]]:

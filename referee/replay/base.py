@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from referee.match.record import Entry, EventLine
+from referee.tables import Col
 
 
 def seq(value: Any) -> list[Any]:
@@ -54,6 +55,15 @@ class Renderer(abc.ABC):
     @abc.abstractmethod
     def score_table(self, entries: Sequence[Entry]) -> tuple[list[str], list[list[str]]]:
         """Header and rows of the deal-by-deal (or game summary) score table."""
+
+    def score_columns(self, header: Sequence[str]) -> list[Col]:
+        """How each column of ``score_table`` is shown when the screen is narrow
+        (``referee.tables``): the first names the row and is in every part; the others
+        are kept in their order."""
+        return [Col(h, "left" if i == 0 else "right", key=i == 0, rank=i) for i, h in enumerate(header)]
+
+    #: A line under the score table explaining its short headers, if it has any.
+    score_legend: ClassVar[str | None] = None
 
     @abc.abstractmethod
     def render(

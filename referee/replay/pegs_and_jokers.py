@@ -5,13 +5,13 @@ start area (``deal``) and each ``move`` event lists every peg that moved,
 hits included.  A seat's filtered view (no other hands, no other draws) and a
 truncated record (a killed game) render too.
 
-Board drawing, one line per side ``p`` (track holes ``18p … 18p+17``)::
+Board drawing, one line per side ``p`` (track holes ``18p`` to ``18p+17``)::
 
     side 1  T18 |...v....o.........|  start 4  home .....
 
 A digit is the colour (seat) of the peg on that hole; ``v`` marks an empty
 in-spot (PJ-2.2), ``o`` an empty come-out hole (PJ-2.1), ``.`` any other empty
-hole.  ``start`` counts that colour's pegs in start; ``home`` shows H1 … H5.
+hole.  ``start`` counts that colour's pegs in start; ``home`` shows H1 to H5.
 The replay prints the ``legend`` once, the whole board at the start and the end,
 one line per turn, and after a move only the sides whose line changed (or,
 with ``board_every`` = K, the whole board every K turns).
@@ -262,10 +262,10 @@ def legend(board_every: int | None) -> list[str]:
     when = ("after each move only the sides that changed" if board_every is None
             else f"every {board_every} turns")
     return [
-        "  board: one line per side p: track holes T(18p) … T(18p+17), then colour p's pegs in start",
-        "  and its home holes H1 … H5; a digit is the colour (seat) of the peg on a hole, v an empty",
-        "  in-spot, o an empty come-out hole, . any other empty hole.  The whole board is drawn at the",
-        f"  start and the end; {when}.",
+        "  board: one line per side p: track holes T(18p) to T(18p+17), then colour p's",
+        "  pegs in start and its home H1 to H5. On a hole: a digit is its peg's colour",
+        "  (seat), v an empty in-spot, o an empty come-out hole, . another empty hole.",
+        f"  Drawn whole at start and end; {when}.",
     ]
 
 

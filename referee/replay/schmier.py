@@ -13,6 +13,7 @@ from typing import Any
 
 from referee.games.cards import SUIT_NAMES
 from referee.match.record import Entry
+from referee.tables import Col
 
 from .base import Renderer, events, integer, mapping, seq, words
 
@@ -109,7 +110,29 @@ def _deals(entries: Sequence[Entry]) -> tuple[list[_Deal], dict[str, Any] | None
     return deals, end
 
 
+#: Ranks of the score table's columns (lower stays when the screen is narrow): the
+#: totals, the deal's scores, the contract; the six points move together.
+_RANKS = {"total T0": 0, "total T1": 0, "total T2": 0, "T0": 1, "T1": 1, "T2": 1, "declarer": 2, "bid": 3,
+          "made": 4, "trump": 6, "dealer": 5}
+
+
 class SchmierRenderer(Renderer):
+    score_legend = ("dlr: the dealer's seat; high, low, right, left, joker, game: the team that won the point; "
+                    "T0, T1, T2: the deal's scores")
+
+    def score_columns(self, header: Sequence[str]) -> list[Col]:
+        out = []
+        for name in header:
+            if name == "deal":
+                out.append(Col("deal", key=True, rank=0))
+            elif name in POINT_NAMES:
+                out.append(Col(name, rank=7, group="points"))
+            else:
+                shown = {"dealer": "dlr", "total T0": "total\nT0", "total T1": "total\nT1",
+                         "total T2": "total\nT2"}.get(name, name)
+                out.append(Col(shown, "left" if name in ("trump",) else "right", rank=_RANKS.get(name, 50)))
+        return out
+
     def score_table(self, entries: Sequence[Entry]) -> tuple[list[str], list[list[str]]]:
         header = ["deal", "dealer", "declarer", "bid", "trump", "made", *POINT_NAMES]
         header += ["T0", "T1", "T2", "total T0", "total T1", "total T2"]

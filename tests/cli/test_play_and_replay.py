@@ -32,7 +32,11 @@ def ba_record(tmp_path_factory):
 def test_play_prints_a_deal_by_deal_table_and_the_result(ba_record):
     path, res = ba_record
     out = res.stdout
-    assert "deal" in out and "T0 total" in out
+    # The header of each column, its lines put together (a narrow table heads "T0" over "total").
+    header_lines = [[c.strip() for c in line.strip("┃").split("┃")] for line in out.splitlines()
+                    if line.startswith("┃")]
+    headers = [" ".join(filter(None, parts)) for parts in zip(*header_lines, strict=True)]
+    assert "deal" in headers and "T0 total" in headers, headers
     rows = [line for line in out.splitlines() if line.startswith("│")]
     assert len(rows) == 25
     assert "Result:" in out and str(path) in out

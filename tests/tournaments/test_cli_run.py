@@ -95,7 +95,9 @@ def test_settings_can_be_given_as_flags_without_a_file(tmp_path):
     resolved = json.loads((tmp_path / "out" / "tournament.json").read_text())["resolved"]
     assert resolved["options"]["players"] == 4 and resolved["total_games"] == 2
     assert resolved["entrants"][0]["cwd"] == str(ROOT)
-    assert "Standings (2 games)" in res.stdout
+    # --quiet: one summary line on stdout, no tables
+    assert res.stdout.count("\n") == 1 and res.stdout.startswith("pegs-and-jokers: 2 games; "), res.stdout
+    assert "Standings" not in res.stdout + res.stderr and f"output: {tmp_path / 'out'} (" in res.stderr
 
 
 @pytest.mark.parametrize("example", ["schmier", "pegs-and-jokers"])
