@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+import textwrap
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -287,21 +288,28 @@ def print_decision_times(times: Mapping[str, tuple[int, float, float]], data: di
 
 def live_lines(data: dict[str, Any], width: int = 80, top: int = 4) -> list[str]:
     """A few lines for under the progress bar: the leaders in the standings' order, each
-    with its rank, its score (points per game, what the order is by) and Elo; and the SPRT."""
+    with its rank, its score (points per game, what the order is by) and Elo; and the SPRT.
+    Nothing is cut: a line wider than ``width`` wraps, and a name too long for its column
+    gets lines of its own above its figures."""
     lines = []
     if sprt := data.get("sprt"):
         verdict = sprt["decision"] and f"{sprt['decision']} accepted" or "running"
-        lines.append(f"SPRT LLR {sprt['llr']:+.2f} [{sprt['lower']:.2f}, {sprt['upper']:.2f}] "
-                     f"{sprt['units']} units: {verdict}"[:width])
+        lines += textwrap.wrap(f"SPRT LLR {sprt['llr']:+.2f} [{sprt['lower']:.2f}, {sprt['upper']:.2f}] "
+                               f"{sprt['units']} units: {verdict}", width, subsequent_indent="  ")
     entrants = data["entrants"]
-    name_w = min(max((len(e["name"]) for e in entrants[:top]), default=4), width - 44)
+    name_w = max(4, min(max((len(e["name"]) for e in entrants[:top]), default=4), width - 44))
     for e in entrants[:top]:
-        name = e["name"] if len(e["name"]) <= name_w else e["name"][:name_w - 1] + "…"
-        lines.append(f"{e.get('rank_label', str(e['rank'])):>3} {name:<{name_w}} "
-                     f"{percent(e['score']):>6}  Elo {elo_text(e['elo'])}  "
-                     f"{e['elo']['units']} units"[:width])
+        rank = f"{e.get('rank_label', str(e['rank'])):>3}"
+        name = e["name"]
+        if len(name) > name_w:  # the whole name first, wrapped; its figures under it
+            lines += textwrap.wrap(name, width - 4, initial_indent=f"{rank} ", subsequent_indent="    ",
+                                   break_on_hyphens=False)
+            rank, name = "", ""
+        figures = (f"{rank:>3} {name:<{name_w}} {percent(e['score']):>6}  Elo {elo_text(e['elo'])}  "
+                   f"{e['elo']['units']} units")
+        lines += textwrap.wrap(figures, width, subsequent_indent="    ", drop_whitespace=False) or [""]
     if len(entrants) > top:
-        lines.append(f"    … and {len(entrants) - top} more")
+        lines.append(f"    and {len(entrants) - top} more")
     return lines
 
 

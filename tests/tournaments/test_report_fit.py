@@ -224,3 +224,16 @@ def test_a_long_name_key_wraps_and_a_too_wide_value_folds_rather_than_being_cut(
     for table in wide.fit(80):
         console.print(table)
     assert out.getvalue().count("x") == 150 and max(cell_len(x) for x in out.getvalue().splitlines()) <= 80
+
+
+@pytest.mark.parametrize("width", [50, 80, 100])
+def test_the_live_leader_lines_wrap_a_long_name_whole_and_cut_nothing(width):
+    from tournaments.report import live_lines
+
+    long_name = "a-very-long-entrant-name-" * 3 + "v2"
+    data, _ = standings([long_name, "b2", "c3", "d4", "e5"])
+    lines = live_lines(data, width)
+    assert all(len(line) <= width for line in lines), lines
+    assert "…" not in "\n".join(lines)
+    assert long_name in "".join(line.strip() for line in lines)  # whole, if over several lines
+    assert lines[-1].strip() == "and 1 more"

@@ -337,4 +337,4 @@ async def test_quiet_leader_lines_at_the_end_of_a_run_are_the_final_standings(tm
     final = run.standings.to_json()["entrants"]
     assert [(label, name) for label, name, _ in leader_rows(last)] == [(e["rank_label"], e["name"])
                                                                        for e in final[:4]]
-    assert last[-1].strip() == "… and 1 more"
+    assert last[-1].strip() == "and 1 more"
