@@ -126,11 +126,12 @@ def tournament(tmp_path_factory):
     return out, res
 
 
-def test_run_quiet_prints_plain_progress_lines_and_the_standings(tournament):
-    _, res = tournament
-    assert "Standings (2 games)" in res.stdout
-    err = lines(res.stderr)
-    assert any(line.startswith("tournament: 2 games") for line in err), res.stderr
+def test_run_quiet_prints_one_summary_line_and_no_tables(tournament):
+    out, res = tournament
+    assert lines(res.stdout) == ["pegs-and-jokers: 2 games; tied first: a, b; 0 forfeits"] or (
+        len(lines(res.stdout)) == 1 and lines(res.stdout)[0].startswith("pegs-and-jokers: 2 games; leader ")), res.stdout
+    assert "Standings" not in res.stdout + res.stderr and "games 2/2" not in res.stderr  # no tables, no progress
+    assert f"output: {out} (standings.json" in res.stderr
     assert "\x1b[" not in res.stderr  # no live display's control sequences
 
 

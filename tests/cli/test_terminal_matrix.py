@@ -142,7 +142,7 @@ def test_replay(records, game, view, cols):
         request = json.loads(line)  # the request line itself, byte for byte as the bot got it
         assert request["type"] == "request" and request["id"] == 3, line
         return
-    assert f"{game} (rules " in text and "seat 0 team 0: random_bot" in text, text
+    assert f"{game} (rules " in text and "seat 0 team 0: random  [" in text, text
     if view in ("default", "seat", "summary"):
         assert "Score table" in text and "Result: " in text, text
         assert not headers_seen(text, SCORE_HEADERS[game]), text
@@ -174,7 +174,7 @@ def test_ask(records, game, cols):
     text = term.text()
     assert f"request 3 ({game}, seat " in text and "legal actions" in text, text
     assert re.search(r"^verdict: legal: '.+' is legal$", text, re.M), text
-    assert "recorded: random_bot played " in text, text
+    assert "recorded: random played " in text, text
 
 
 @pytest.mark.parametrize("cols", COLS)
@@ -251,7 +251,9 @@ def test_report(tmp_path, tournaments, game, cols):
     status, term = run_in_terminal("report", tournaments[game], "--html", page, cols=cols)
     assert status == 0, term.text()
     assert_seen_whole(term)
-    assert term.plain().strip() == f"report: {page.resolve().as_uri()}", term.text()
+    games = len((tournaments[game] / "results.jsonl").read_bytes().splitlines())
+    assert term.plain().strip().splitlines() == [f"referee: {games} authenticated results, nothing rejected",
+                                                 f"report: {page.resolve().as_uri()}"], term.text()
     assert "<html" in page.read_text()
 
 

@@ -56,6 +56,8 @@ def test_the_html_replay_keeps_the_bots_html_inert(browser, tmp_path, fault):  #
         if entry.get("record") == "header":
             for seat in entry["seats"]:
                 seat["name"] = "HOSTILE-SEAT" + XSS
+        if isinstance(entry.get("names"), list):  # the ready and result lines: the names shown
+            entry["names"] = ["HOSTILE-SEAT" + XSS for _ in entry["names"]]
         if entry.get("record") == "fault":
             entry["stderr_tail"].append("HOSTILE-TAIL" + XSS)
     rec.write_text("".join(json.dumps(e) + "\n" for e in lines))
