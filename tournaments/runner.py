@@ -25,7 +25,7 @@ import dataclasses
 import itertools
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -208,7 +208,8 @@ async def _run(
     standings: Standings | None = None
     finished = False
     try:
-        await _dispatch(pending, limiter, play_one, should_stop, fresh, wait_fresh)
+        # The seatings of one deal never run at once (see _dispatch).
+        await _dispatch(pending, limiter, play_one, should_stop, fresh, wait_fresh, apart=lambda game: game.deal_key)
         finished = not failure
     finally:
         writer.close()
@@ -240,6 +241,7 @@ async def _dispatch(
     should_stop: Callable[[], bool] = lambda: False,
     fresh: Callable[[ScheduledGame], bool] = lambda game: True,
     wait_fresh: Callable[[ScheduledGame], Awaitable[None]] | None = None,
+    apart: Callable[[ScheduledGame], Hashable] | None = None,
 ) -> None:
     """Start the pending games in order, at most as many at once as ``limiter``
     allows, until ``should_stop()`` says no more are needed (asked before each).
@@ -253,8 +255,34 @@ async def _dispatch(
     starts at once (the workers are uneven: new processes, once, are cheaper
     than waiting on the slow one every deal).  When none of the next few is
     fresh (the run's last games), the next one waits, with ``wait_fresh``, for a
-    worker that has not played its deal (at most the rest of one game)."""
+    worker that has not played its deal (at most the rest of one game).
+
+    ``apart``: games with the same key never run at the same time (the
+    tournament passes the deal: the seatings of one duplicate deal, where one
+    entrant holds both sides' cards, so any channel between two running bots
+    nobody has found yet has no live partner that knows the other hands).  A
+    game whose key is in play is passed over like a stale one, within the same
+    bound; once due, it waits for its twin to finish."""
     queue = collections.deque(pending)
+    running: collections.Counter[Hashable] = collections.Counter()  # keys of the games in play
+    finished = trio.Event()  # set when a game in play ends (a fresh event after each wait)
+
+    def free(game: ScheduledGame) -> bool:
+        return apart is None or running[apart(game)] == 0
+
+    async def play_apart(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
+        nonlocal finished
+        try:
+            await play_one(game, token, cancel)
+        finally:
+            assert apart is not None  # only started with one
+            key = apart(game)
+            running[key] -= 1
+            if not running[key]:
+                del running[key]
+            finished.set()
+            finished = trio.Event()
+
     passed: dict[int, int] = {}  # game id: how many later games started before it
     most = max(1, int(limiter.total_tokens))
     try:
@@ -267,11 +295,16 @@ async def _dispatch(
                 if should_stop():
                     limiter.release_on_behalf_of(token)
                     break
-                window = list(itertools.islice(queue, most + 1))
-                due = next((i for i, g in enumerate(window) if passed.get(g.id, 0) >= most), None)
+                while True:
+                    window = list(itertools.islice(queue, most + 1))
+                    due = next((i for i, g in enumerate(window) if passed.get(g.id, 0) >= most), None)
+                    first_free = next((i for i, g in enumerate(window) if free(g)), None)
+                    if (due is None or free(window[due])) and first_free is not None:
+                        break
+                    await finished.wait()  # the due game's twin, or every game of the window's, is in play
                 first_fresh = None if due is not None else next(
-                    (i for i, g in enumerate(window) if fresh(g)), None)
-                pick = due if due is not None else first_fresh if first_fresh is not None else 0
+                    (i for i, g in enumerate(window) if fresh(g) and free(g)), None)
+                pick = due if due is not None else first_fresh if first_fresh is not None else first_free
                 for g in window[:pick]:
                     passed[g.id] = passed.get(g.id, 0) + 1
                 game = window[pick]
@@ -279,7 +312,11 @@ async def _dispatch(
                 passed.pop(game.id, None)
                 if due is None and first_fresh is None and wait_fresh is not None:
                     await wait_fresh(game)  # none of the next few is fresh: the run's last games
-                nursery.start_soon(play_one, game, token, nursery.cancel_scope)
+                if apart is None:
+                    nursery.start_soon(play_one, game, token, nursery.cancel_scope)
+                else:
+                    running[apart(game)] += 1
+                    nursery.start_soon(play_apart, game, token, nursery.cancel_scope)
     except BaseExceptionGroup as group:
         # Ctrl-C arrives wrapped by the nursery; the caller wants it plain.
         if group.subgroup(KeyboardInterrupt) is not None:
