@@ -295,6 +295,15 @@ def _add_program(res: Resolved, path: Path) -> None:
         res.path_dirs.append(str(path.parent))
 
 
+def _is_file(path: Path) -> bool:
+    """``Path.is_file``, False too for a name the kernel refuses (an argument such as
+    ``python -c CODE``'s code is no file, and may be longer than a name can be)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 @functools.lru_cache(maxsize=256)
 def _resolve_cached(argv: tuple[str, ...], cwd: str) -> Resolved:
     here = Path(cwd)
@@ -303,7 +312,7 @@ def _resolve_cached(argv: tuple[str, ...], cwd: str) -> Resolved:
     res = Resolved(argv=[])
     if "/" in prog:  # named by path: the bot's own program, or an interpreter such as a venv's python
         program = here / prog
-        if not program.is_file():
+        if not _is_file(program):
             raise CannotSandbox(f"program {prog!r} not found (looked in {here})")
         if not os.access(program, os.X_OK):
             raise CannotSandbox(f"program {prog!r} is not executable")
@@ -320,7 +329,7 @@ def _resolve_cached(argv: tuple[str, ...], cwd: str) -> Resolved:
     else:
         program = _find_on_path(prog, here)
     _add_program(res, program)
-    script = next((a for a in rest if not a.startswith("-") and (here / a).is_file()), None)
+    script = next((a for a in rest if not a.startswith("-") and _is_file(here / a)), None)
     if script is not None:
         res.own = Path(os.path.abspath(here / script)).parent
     elif "/" in prog:

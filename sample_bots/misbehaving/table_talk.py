@@ -2,7 +2,7 @@
 """(table talk) Tells the other bots its hand through a kernel object two processes share, and
 reads theirs the same way.  Plays legally (the first legal action) throughout.
 
-Standard library only.  Usage: table_talk.py --channel NAME [--probe-at N]
+Standard library only.  Usage: table_talk.py --channel NAME [--probe-at N] [--probes K]
 
 The shared objects are files every bot can read: the Python standard library's
 own files (the interpreter's installation, bound read-only into every sandbox).
@@ -12,8 +12,9 @@ the cards it holds in its own seat's slot and says on stderr::
 
     HOLD <seat> <card>,<card>,...
 
-From its ``--probe-at``-th request on (default 3) it looks at every other
-seat's slot and, whenever it has learnt more, says::
+On its ``--probe-at``-th request (default 3) and the ``--probes`` after it
+(default 4 in all) it looks at every other seat's slot and, whenever it has
+learnt more, says::
 
     SEEN <seat> <card>,<card>,...
 
@@ -52,6 +53,7 @@ SLOT = len(CARDS)
 SEATS = 6  # slots for up to six seats
 CHANNEL = option("--channel", "flock", str)
 PROBE_AT = option("--probe-at", 3)
+PROBES = option("--probes", 4)  # how many requests it probes on (a probe opens hundreds of files)
 
 STDLIB = os.path.dirname(os.__file__)
 # Files nothing else opens while a game runs (the standard library's own tests, where shipped).
@@ -187,6 +189,8 @@ def probe(seat):
     """Learn what the other seats hold; say what is new."""
     before = {s: set(c) for s, c in seen.items()}
     if CHANNEL in ("inotify", "fanotify"):
+        if watch_fd is not None:
+            time.sleep(0.1)  # the others read their files every 20 ms
         read_watches()
     elif not refused:
         for other in range(SEATS):
@@ -247,7 +251,7 @@ def main():
                 signal_hand(seat, msg["state"]["hand"])
                 if CHANNEL in ("inotify", "fanotify"):
                     start_watching(seat)
-            if requests >= PROBE_AT:
+            if PROBE_AT <= requests < PROBE_AT + PROBES:
                 probe(seat)
             write(answer(msg))
         elif kind == "game_over":
