@@ -168,7 +168,7 @@ import ctypes, errno, json, os
 libc = ctypes.CDLL(None, use_errno=True)
 nr = {"ptrace": 101, "bpf": 321, "userfaultfd": 323, "perf_event_open": 298, "keyctl": 250,
       "mount": 165, "unshare": 272, "setns": 308, "fanotify_init": 300, "inotify_init1": 294,
-      "clone3": 435, "clone": 56}
+      "clone3": 435, "clone": 56, "mincore": 27, "madvise": 28}
 def call(name, *args):
     ctypes.set_errno(0)
     r = libc.syscall(nr[name], *[ctypes.c_long(a) for a in args])
@@ -186,6 +186,8 @@ out = {
     "inotify_init1": call("inotify_init1", 0),
     "clone3": call("clone3", 0, 0),
     "clone_newnet": call("clone", 0x40000000 | 17, 0, 0, 0, 0),  # CLONE_NEWNET | SIGCHLD
+    "mincore": call("mincore", 0, 4096, 0),
+    "madvise_pageout": call("madvise", 0, 4096, 21),       # MADV_PAGEOUT
 }
 import fcntl
 fd = os.open("/", os.O_RDONLY)
@@ -194,10 +196,16 @@ try:
     out["f_notify"] = "ok"
 except OSError as exc:
     out["f_notify"] = errno.errorcode[exc.errno]
+try:
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    out["fadvise_dontneed"] = "ok"
+except OSError as exc:
+    out["fadvise_dontneed"] = errno.errorcode[exc.errno]
 print(json.dumps(out))
 """
 REFUSED = ("ptrace", "bpf", "userfaultfd", "perf_event_open", "keyctl", "mount", "unshare", "setns",
-           "fanotify_init", "inotify_init1", "clone_newnet", "f_notify")
+           "fanotify_init", "inotify_init1", "clone_newnet", "f_notify", "mincore", "madvise_pageout",
+           "fadvise_dontneed")
 
 
 def run_inside(jail: bubblewrap.Jail, tmp_path: Path) -> dict[str, str]:
@@ -219,6 +227,7 @@ def test_the_filter_refuses_what_no_bot_needs_with_eperm_not_a_kill(tmp_path):
     # Without the filter the same sandbox lets several through: it is the filter that refuses.
     before = run_inside(bubblewrap.Jail(view=False, seccomp=False), tmp_path)
     assert before["keyctl"] == "ok" and before["inotify_init1"] == "ok" and before["f_notify"] == "ok"
+    assert before["fadvise_dontneed"] != "EPERM" and before["mincore"] != "EPERM"
     assert before["clone3"] != "ENOSYS"
 
 

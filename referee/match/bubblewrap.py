@@ -23,8 +23,10 @@ One ``bwrap`` per bot process, so no two bots share anything but the game:
 * **Seccomp:** a filter (``--seccomp``) answers ``EPERM`` to what no bot
   needs: ``ptrace``, ``bpf``, ``userfaultfd``, ``perf_event_open``, keyrings,
   every mount call, new namespaces (``unshare``, ``setns``, ``clone`` with a
-  namespace flag), file watches (``inotify``, ``fanotify``, ``F_NOTIFY``) and
-  leases; without the private view, file locks too (``flock``, ``F_SETLK``,
+  namespace flag), file watches (``inotify``, ``fanotify``, ``F_NOTIFY``),
+  leases, and probing or evicting the shared page cache (``mincore``,
+  ``cachestat``, ``fadvise(DONTNEED)``, ``madvise(COLD/PAGEOUT)``); without the
+  private view, file locks too (``flock``, ``F_SETLK``,
   OFD locks).  ``clone3`` gets ``ENOSYS``, so libc falls back to ``clone``,
   whose flags the filter can see.
 * **Files:** an empty root with, read-only: the system directories
@@ -359,7 +361,12 @@ REFUSED_SYSCALLS = (
     "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "unshare", "setns",
     "fanotify_init", "fanotify_mark", "inotify_init", "inotify_init1", "inotify_add_watch",
     "name_to_handle_at", "open_by_handle_at",
+    # The page cache is shared even through a private view (an overlay reads through to the host's
+    # pages): what shows whether a page is cached (mincore, cachestat) is refused, and so is what
+    # evicts a page others may read (below), so a bot can neither prime nor probe it.
+    "mincore", "cachestat",
 )
+POSIX_FADV_DONTNEED, MADV_COLD, MADV_PAGEOUT = 4, 20, 21
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME: one rule each.
 CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
                          0x00000080)
@@ -391,6 +398,9 @@ def _build_filter(path: Path, *, locks: bool) -> None:
             continue  # not a system call of this architecture
     for flag in CLONE_NAMESPACE_FLAGS:
         f.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    f.add_rule(refuse, "fadvise64", sc.Arg(3, sc.EQ, POSIX_FADV_DONTNEED))
+    for advice in (MADV_COLD, MADV_PAGEOUT):
+        f.add_rule(refuse, "madvise", sc.Arg(2, sc.EQ, advice))
     # clone3 passes its flags in memory, out of a filter's sight: ENOSYS makes libc use clone.
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     for cmd in FCNTL_ALWAYS_REFUSED + (FCNTL_LOCKS if locks else ()):
