@@ -48,6 +48,7 @@ from .standings_files import write_current_standings
 log = structlog.get_logger("referee.tournament")
 
 STANDINGS_EVERY_S = 10.0  # during a run, standings.json / .csv are rewritten at most this often
+APART_POLL_S = 0.05  # a game kept apart from its twin looks again this often for the twin's place back
 PlayFn = Callable[..., Awaitable[MatchResult]]
 
 
@@ -261,25 +262,36 @@ async def _dispatch(
     tournament passes the deal: the seatings of one duplicate deal, where one
     entrant holds both sides' cards, so any channel between two running bots
     nobody has found yet has no live partner that knows the other hands).  A
-    game whose key is in play is passed over like a stale one, within the same
-    bound; once due, it waits for its twin to finish."""
+    game whose twin is among the last ``jobs - 1`` started is passed over like a
+    stale one, within the same bound (so the order depends on the schedule
+    only); a game picked while its twin still plays waits for it."""
     queue = collections.deque(pending)
-    running: collections.Counter[Hashable] = collections.Counter()  # keys of the games in play
+    # The games in play, by their place's token: a game's bots are gone once it gives its
+    # place back (the runner does so before writing its result), or at the latest when it ends.
+    in_play: dict[object, Hashable] = {}
     finished = trio.Event()  # set when a game in play ends (a fresh event after each wait)
+    # Which game goes next depends only on the order games started (so the same schedule
+    # starts in the same order every time): a game is passed over while its twin is among
+    # the last jobs - 1 started, the games that may be in play beside it.
+    recent: collections.deque[Hashable] = collections.deque(maxlen=max(0, int(limiter.total_tokens) - 1))
 
     def free(game: ScheduledGame) -> bool:
-        return apart is None or running[apart(game)] == 0
+        return apart is None or apart(game) not in recent
+
+    def twin_in_play(game: ScheduledGame) -> bool:
+        if apart is None:
+            return False
+        held = set(limiter.statistics().borrowers)
+        for gone in [t for t in in_play if t not in held]:
+            del in_play[gone]
+        return apart(game) in in_play.values()
 
     async def play_apart(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
         nonlocal finished
         try:
             await play_one(game, token, cancel)
         finally:
-            assert apart is not None  # only started with one
-            key = apart(game)
-            running[key] -= 1
-            if not running[key]:
-                del running[key]
+            in_play.pop(token, None)
             finished.set()
             finished = trio.Event()
 
@@ -295,13 +307,9 @@ async def _dispatch(
                 if should_stop():
                     limiter.release_on_behalf_of(token)
                     break
-                while True:
-                    window = list(itertools.islice(queue, most + 1))
-                    due = next((i for i, g in enumerate(window) if passed.get(g.id, 0) >= most), None)
-                    first_free = next((i for i, g in enumerate(window) if free(g)), None)
-                    if (due is None or free(window[due])) and first_free is not None:
-                        break
-                    await finished.wait()  # the due game's twin, or every game of the window's, is in play
+                window = list(itertools.islice(queue, most + 1))
+                due = next((i for i, g in enumerate(window) if passed.get(g.id, 0) >= most), None)
+                first_free = next((i for i, g in enumerate(window) if free(g)), 0)
                 first_fresh = None if due is not None else next(
                     (i for i, g in enumerate(window) if fresh(g) and free(g)), None)
                 pick = due if due is not None else first_fresh if first_fresh is not None else first_free
@@ -314,9 +322,14 @@ async def _dispatch(
                     await wait_fresh(game)  # none of the next few is fresh: the run's last games
                 if apart is None:
                     nursery.start_soon(play_one, game, token, nursery.cancel_scope)
-                else:
-                    running[apart(game)] += 1
-                    nursery.start_soon(play_apart, game, token, nursery.cancel_scope)
+                    continue
+                while twin_in_play(game):  # a slow twin: this game waits, in its place in the order
+                    # (a place given back wakes nobody here: look again soon)
+                    with trio.move_on_after(APART_POLL_S):
+                        await finished.wait()
+                recent.append(apart(game))
+                in_play[token] = apart(game)
+                nursery.start_soon(play_apart, game, token, nursery.cancel_scope)
     except BaseExceptionGroup as group:
         # Ctrl-C arrives wrapped by the nursery; the caller wants it plain.
         if group.subgroup(KeyboardInterrupt) is not None:
