@@ -42,12 +42,16 @@ reaped inside a pid namespace, so its column undercounts sandboxed spawns.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
+import dataclasses
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -150,13 +154,14 @@ def _jail() -> bubblewrap.Jail:
     return bubblewrap.Jail(scratch_mb=LIMITS.scratch_mb)
 
 
-async def spawn_once(jail: bubblewrap.Jail | None, hello: bytes, seats: int = 1) -> tuple[float, float, float, float]:
+async def spawn_once(jail: bubblewrap.Jail | None, hello: bytes, seats: int = 1,
+                     spec: BotSpec = SPEC) -> tuple[float, float, float, float]:
     """(start-to-ready s, aclose s, cpuacct CPU s, rusage CPU s) of ``seats`` bots started
     at once through ``BotProcess``, as the runner's handshake does: ready = the last one's
     ``ready``, close = all of them closed."""
     cpu0 = _cpu()
     t0 = time.perf_counter()
-    procs = [BotProcess(s, SPEC, LIMITS, None, jail) for s in range(seats)]
+    procs = [BotProcess(s, spec, LIMITS, None, jail) for s in range(seats)]
 
     async def one(proc: BotProcess) -> None:
         await proc.start(nursery)
@@ -193,35 +198,71 @@ def _ms(xs: list[float]) -> tuple[float, float]:
     return statistics.median(xs) * 1000, xs[min(len(xs) - 1, round(0.9 * (len(xs) - 1)))] * 1000
 
 
-def spawns(n: int) -> None:
+def big_bot_folder(mb: int) -> BotSpec:
+    """The random bot in a folder of its own holding ``mb`` MB more (files of 1 MB), as a bot
+    that ships a model or an opening book: the whole folder is its own, bound into its sandbox."""
+    folder = Path(tempfile.mkdtemp(prefix="referee-bench-bigbot-"))
+    atexit.register(shutil.rmtree, folder, True)
+    (folder / "data").mkdir()
+    block = os.urandom(1 << 20)
+    for i in range(mb):
+        (folder / "data" / f"part{i:04d}.bin").write_bytes(block)
+    shutil.copy(BOT, folder / "random_bot.py")
+    return BotSpec(name="random", command=(sys.executable, str(folder / "random_bot.py"), "1"), cwd=str(folder))
+
+
+def _before_28() -> tuple[bubblewrap.Jail, dict]:
+    """The sandbox as it was before #28: no private view, no seccomp filter, no CPU group."""
+    lay = cgroups.layout()
+    patch = {"layout": (lambda: dataclasses.replace(lay, cpu=None))} if not isinstance(lay, str) else {}
+    return bubblewrap.Jail(scratch_mb=LIMITS.scratch_mb, view=False, seccomp=False), patch
+
+
+def spawns(n: int, big_mb: int) -> None:
+    """Spawn-to-ready of one bot: unsandboxed, the sandbox before #28 and today's (private view,
+    seccomp filter, CPU group), for the small bot and for one in a ``big_mb`` MB folder; each
+    round runs every setting once, in a rotating order, so drift falls on all alike."""
     hello = _hello()
-    jail = _jail()
-    settings: dict[str, bubblewrap.Jail | None] = {"bwrap": jail, "off": None}
-    # Warm-up, discarded: bwrap probe and command-resolution caches, page cache, imports.
-    for j in (jail, None, jail, None):
-        trio.run(spawn_once, j, hello)
+    before, before_patch = _before_28()
+    now = _jail()
+    big = big_bot_folder(big_mb) if big_mb else None
+    settings: dict[str, tuple[bubblewrap.Jail | None, dict, BotSpec]] = {
+        "off": (None, {}, SPEC), "before #28": (before, before_patch, SPEC), "isolated": (now, {}, SPEC)}
+    if big is not None:
+        settings |= {f"before, {big_mb} MB": (before, before_patch, big), f"isolated, {big_mb} MB": (now, {}, big)}
+    names = list(settings)
+    for k in names:  # warm-up, discarded: probes, command-resolution caches, page cache, imports
+        jail, patch, spec = settings[k]
+        with _patched(**patch):
+            trio.run(spawn_once, jail, hello, 1, spec)
     res: dict[str, list[tuple[float, float, float, float]]] = {k: [] for k in settings}
-    for i in range(n):  # pairs, alternating which setting goes first
-        order = ["bwrap", "off"] if i % 2 == 0 else ["off", "bwrap"]
-        for k in order:
-            res[k].append(trio.run(spawn_once, settings[k], hello))
-    print(f"{'setting':>8} {'ready med':>10} {'ready p90':>10} {'close med':>10} {'close p90':>10} "
+    for i in range(n):
+        for k in names[i % len(names):] + names[:i % len(names)]:
+            jail, patch, spec = settings[k]
+            with _patched(**patch):
+                res[k].append(trio.run(spawn_once, jail, hello, 1, spec))
+    print(f"{'setting':>18} {'ready med':>10} {'ready p90':>10} {'close med':>10} {'close p90':>10} "
           f"{'CPU/spawn':>10} {'rusage CPU':>11}")
     rows = {}
-    for k in settings:
-        ready, close, cpu, ru = zip(*res[k])
+    for k in names:
+        ready, close, cpu, ru = zip(*res[k], strict=True)
         rm, rp = _ms(list(ready))
         cm, cp = _ms(list(close))
         c = statistics.mean(cpu) * 1000
         rows[k] = (rm, cm, c)
-        print(f"{k:>8} {rm:>7.1f} ms {rp:>7.1f} ms {cm:>7.1f} ms {cp:>7.1f} ms {c:>7.1f} ms "
+        print(f"{k:>18} {rm:>7.1f} ms {rp:>7.1f} ms {cm:>7.1f} ms {cp:>7.1f} ms {c:>7.1f} ms "
               f"{statistics.mean(ru) * 1000:>8.1f} ms")
-    paired = sorted(b[0] / o[0] for b, o in zip(res["bwrap"], res["off"]))
-    paired_total = sorted((b[0] + b[1]) / (o[0] + o[1]) for b, o in zip(res["bwrap"], res["off"]))
-    print(f"bwrap/off: ready {rows['bwrap'][0] / rows['off'][0]:.2f}x (paired median "
-          f"{statistics.median(paired):.2f}x), ready+close paired median {statistics.median(paired_total):.2f}x, "
-          f"CPU {rows['bwrap'][2] / rows['off'][2]:.2f}x "
-          f"(+{rows['bwrap'][0] - rows['off'][0]:.1f} ms ready, +{rows['bwrap'][2] - rows['off'][2]:.1f} ms CPU)")
+
+    def ratio(a: str, b: str) -> str:
+        paired = statistics.median(x[0] / y[0] for x, y in zip(res[a], res[b], strict=True))
+        return (f"{a} / {b}: ready {rows[a][0] / rows[b][0]:.2f}x (paired median {paired:.2f}x), "
+                f"{rows[a][0] - rows[b][0]:+.1f} ms ready, {rows[a][2] - rows[b][2]:+.1f} ms CPU")
+
+    print(ratio("before #28", "off"))
+    print(ratio("isolated", "before #28") + "   <- target: <= 1.2x")
+    if big is not None:
+        print(ratio(f"isolated, {big_mb} MB", f"before, {big_mb} MB") + "   <- target: <= 1.2x")
+        print(ratio(f"isolated, {big_mb} MB", "before #28") + "   (the big folder against today's small bot)")
 
 
 # -- where the sandbox's time goes ---------------------------------------------------------
@@ -390,6 +431,7 @@ def games(n: int, seats: int, what_if: bool) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--spawns", type=int, default=30, help="spawns per setting (default 30)")
+    ap.add_argument("--big-mb", type=int, default=100, help="size of the big bot's folder (default 100; 0 skips)")
     ap.add_argument("--parts", type=int, default=20, help="runs per link of the breakdown (default 20)")
     ap.add_argument("--no-parts", action="store_true", help="skip the breakdown")
     ap.add_argument("--games", type=int, default=15, help="4-bot handshakes per variant (default 15; 0 skips)")
@@ -420,7 +462,7 @@ def _main(args: argparse.Namespace) -> int:
           else "CPU: no writable cpuacct hierarchy here, so NaN; see the rusage column")
     print("rusage = getrusage(SELF) + getrusage(CHILDREN): misses processes reaped inside a pid namespace "
           "(the sandboxed bot)")
-    spawns(args.spawns)
+    spawns(args.spawns, args.big_mb)
     if not args.no_parts:
         parts(args.parts)
     if args.games:

@@ -25,7 +25,7 @@ import dataclasses
 import itertools
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -48,6 +48,7 @@ from .standings_files import write_current_standings
 log = structlog.get_logger("referee.tournament")
 
 STANDINGS_EVERY_S = 10.0  # during a run, standings.json / .csv are rewritten at most this often
+APART_POLL_S = 0.05  # a game kept apart from its twin looks again this often for the twin's place back
 PlayFn = Callable[..., Awaitable[MatchResult]]
 
 
@@ -208,7 +209,8 @@ async def _run(
     standings: Standings | None = None
     finished = False
     try:
-        await _dispatch(pending, limiter, play_one, should_stop, fresh, wait_fresh)
+        # The seatings of one deal never run at once (see _dispatch).
+        await _dispatch(pending, limiter, play_one, should_stop, fresh, wait_fresh, apart=lambda game: game.deal_key)
         finished = not failure
     finally:
         writer.close()
@@ -240,6 +242,7 @@ async def _dispatch(
     should_stop: Callable[[], bool] = lambda: False,
     fresh: Callable[[ScheduledGame], bool] = lambda game: True,
     wait_fresh: Callable[[ScheduledGame], Awaitable[None]] | None = None,
+    apart: Callable[[ScheduledGame], Hashable] | None = None,
 ) -> None:
     """Start the pending games in order, at most as many at once as ``limiter``
     allows, until ``should_stop()`` says no more are needed (asked before each).
@@ -253,8 +256,45 @@ async def _dispatch(
     starts at once (the workers are uneven: new processes, once, are cheaper
     than waiting on the slow one every deal).  When none of the next few is
     fresh (the run's last games), the next one waits, with ``wait_fresh``, for a
-    worker that has not played its deal (at most the rest of one game)."""
+    worker that has not played its deal (at most the rest of one game).
+
+    ``apart``: games with the same key never run at the same time (the
+    tournament passes the deal: the seatings of one duplicate deal, where one
+    entrant holds both sides' cards, so any channel between two running bots
+    nobody has found yet has no live partner that knows the other hands).  A
+    game whose twin is among the last ``jobs - 1`` started is passed over like a
+    stale one, within the same bound (so the order depends on the schedule
+    only); a game picked while its twin still plays waits for it."""
     queue = collections.deque(pending)
+    # The games in play, by their place's token: a game's bots are gone once it gives its
+    # place back (the runner does so before writing its result), or at the latest when it ends.
+    in_play: dict[object, Hashable] = {}
+    finished = trio.Event()  # set when a game in play ends (a fresh event after each wait)
+    # Which game goes next depends only on the order games started (so the same schedule
+    # starts in the same order every time): a game is passed over while its twin is among
+    # the last jobs - 1 started, the games that may be in play beside it.
+    recent: collections.deque[Hashable] = collections.deque(maxlen=max(0, int(limiter.total_tokens) - 1))
+
+    def free(game: ScheduledGame) -> bool:
+        return apart is None or apart(game) not in recent
+
+    def twin_in_play(game: ScheduledGame) -> bool:
+        if apart is None:
+            return False
+        held = set(limiter.statistics().borrowers)
+        for gone in [t for t in in_play if t not in held]:
+            del in_play[gone]
+        return apart(game) in in_play.values()
+
+    async def play_apart(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
+        nonlocal finished
+        try:
+            await play_one(game, token, cancel)
+        finally:
+            in_play.pop(token, None)
+            finished.set()
+            finished = trio.Event()
+
     passed: dict[int, int] = {}  # game id: how many later games started before it
     most = max(1, int(limiter.total_tokens))
     try:
@@ -269,9 +309,10 @@ async def _dispatch(
                     break
                 window = list(itertools.islice(queue, most + 1))
                 due = next((i for i, g in enumerate(window) if passed.get(g.id, 0) >= most), None)
+                first_free = next((i for i, g in enumerate(window) if free(g)), 0)
                 first_fresh = None if due is not None else next(
-                    (i for i, g in enumerate(window) if fresh(g)), None)
-                pick = due if due is not None else first_fresh if first_fresh is not None else 0
+                    (i for i, g in enumerate(window) if fresh(g) and free(g)), None)
+                pick = due if due is not None else first_fresh if first_fresh is not None else first_free
                 for g in window[:pick]:
                     passed[g.id] = passed.get(g.id, 0) + 1
                 game = window[pick]
@@ -279,7 +320,16 @@ async def _dispatch(
                 passed.pop(game.id, None)
                 if due is None and first_fresh is None and wait_fresh is not None:
                     await wait_fresh(game)  # none of the next few is fresh: the run's last games
-                nursery.start_soon(play_one, game, token, nursery.cancel_scope)
+                if apart is None:
+                    nursery.start_soon(play_one, game, token, nursery.cancel_scope)
+                    continue
+                while twin_in_play(game):  # a slow twin: this game waits, in its place in the order
+                    # (a place given back wakes nobody here: look again soon)
+                    with trio.move_on_after(APART_POLL_S):
+                        await finished.wait()
+                recent.append(apart(game))
+                in_play[token] = apart(game)
+                nursery.start_soon(play_apart, game, token, nursery.cancel_scope)
     except BaseExceptionGroup as group:
         # Ctrl-C arrives wrapped by the nursery; the caller wants it plain.
         if group.subgroup(KeyboardInterrupt) is not None:

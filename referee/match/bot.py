@@ -110,6 +110,8 @@ class BotProcess(BotChannel):
         self.family: sandbox.Family | None = None
         self.limit_fault: BotFault | None = None  # set by the watchdog when it killed the bot
         self._gone = False  # the process has exited and its stdout had time to drain
+        self._tasks_fd = -1  # its cgroup's pids.current, where it has one
+        self._tasks_allowed = 0
 
     # -- start ---------------------------------------------------------------
 
@@ -136,6 +138,13 @@ class BotProcess(BotChannel):
         self._stdout_poll = select.poll()
         self._stdout_poll.register(self.process.stdout.fileno(), select.POLLIN)  # type: ignore[union-attr]
         procs_files = (str(self.cgroup.dirs[-1] / "cgroup.procs"),) if self.cgroup is not None else ()
+        if self.cgroup is not None and self.limits.max_processes:
+            # The process cap is checked on every piece of output, from the kernel's own count:
+            # a scan every WATCH_INTERVAL_S alone notices a fork bomb late on a loaded machine, after
+            # the bot has answered (and had its answers taken) with hundreds of processes running.
+            with contextlib.suppress(OSError):
+                self._tasks_fd = os.open(self.cgroup.dirs[-1] / "pids.current", os.O_RDONLY | os.O_CLOEXEC)
+                self._tasks_allowed = self.limits.max_processes + JAIL_PROCESSES
         self.family = sandbox.Family(self.pid, self.bot_id, contained=self.jail is not None, procs_files=procs_files)
         nursery.start_soon(self._pump_stderr)
         nursery.start_soon(self._watch)
@@ -415,7 +424,23 @@ class BotProcess(BotChannel):
             if self._early:  # the watchdog read earlier bytes while this task waited
                 self._early += data
                 continue
+            # Nothing is taken from a bot over a cap: not what the watchdog's kill is racing (it found
+            # the bot over while this task waited, and sweeps its family), nor what a bot writes
+            # with more processes than its cap, which the kernel's count says at once.
+            if self.limit_fault is not None:
+                return b""
+            if self._tasks_fd >= 0 and self._over_task_count() and await self.enforce_limits() is not None:
+                return b""
             return data
+
+    def _over_task_count(self) -> bool:
+        """Whether the kernel counts more tasks in the bot's cgroup than its process cap
+        allows (one read of ``pids.current``; tasks include threads, so over means: scan)."""
+        try:
+            tasks = int(os.pread(self._tasks_fd, 32, 0))
+        except (OSError, ValueError):
+            return False
+        return tasks > self._tasks_allowed
 
     def closed_its_stdout(self) -> bool:
         """Whether the bot, still running, holds its stdout pipe nowhere any more.
@@ -513,6 +538,9 @@ class BotProcess(BotChannel):
                 if stream is not None:
                     with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         await stream.aclose()
+            if self._tasks_fd >= 0:
+                os.close(self._tasks_fd)
+                self._tasks_fd = -1
             await self._remove_cgroup_when_empty()
 
     def _signal_group(self, sig: int) -> None:

@@ -9,6 +9,15 @@ Two layouts are used: cgroup v1 with writable ``memory`` and ``pids``
 hierarchies under ``/sys/fs/cgroup``, or cgroup v2 with both controllers
 delegated to a writable ``/sys/fs/cgroup``.  Anything else: ``available()``
 says why not, and the watchdog (``sandbox``) is the only cap.
+
+**A fair CPU share.**  Where the ``cpu`` controller is there too, each bot's
+sandbox is also one CPU group of the default weight (v1 ``cpu.shares`` 1024,
+v2 ``cpu.weight`` 100): the kernel shares a core between groups, not
+processes, so a bot that runs 24 busy processes gets what its opponent with
+one gets, not 24 times as much.  On v1 the groups are made at the top of the
+``cpu`` hierarchy (``referee-<name>``), each weighing what one ordinary
+process does there: under a common parent, every bot of the machine together
+would weigh as one process against everything else.
 """
 
 from __future__ import annotations
@@ -26,11 +35,15 @@ PARENT = "referee"
 TASKS_PER_PROCESS = 16  # the pids controller counts threads: a backstop above the process cap
 
 
+CPU_PREFIX = "referee-"  # v1: the bots' CPU groups sit at the top of the cpu hierarchy, named so
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
     version: int
     memory: Path  # parent cgroup for the memory controller
     pids: Path  # parent cgroup for the pids controller (the same folder on v2)
+    cpu: Path | None = None  # v1: where bots' CPU groups are made (None: no cpu controller); v2: memory's
 
 
 @functools.cache
@@ -42,30 +55,35 @@ def layout() -> Layout | str:
             mem.mkdir(exist_ok=True)
             pids.mkdir(exist_ok=True)
             _sweep_stale({mem, pids})
-            return Layout(1, mem, pids)
+            cpu = ROOT / "cpu"
+            if not (os.access(cpu, os.W_OK) and (cpu / "cpu.shares").exists()):
+                return Layout(1, mem, pids)
+            _sweep_stale({cpu}, CPU_PREFIX)
+            return Layout(1, mem, pids, cpu)
         controllers = (ROOT / "cgroup.controllers").read_text().split()
         if "memory" in controllers and "pids" in controllers:
-            (ROOT / "cgroup.subtree_control").write_text("+memory +pids")
+            wanted = "+memory +pids" + (" +cpu" if "cpu" in controllers else "")
+            (ROOT / "cgroup.subtree_control").write_text(wanted)
             parent = ROOT / PARENT
             parent.mkdir(exist_ok=True)
-            (parent / "cgroup.subtree_control").write_text("+memory +pids")
+            (parent / "cgroup.subtree_control").write_text(wanted)
             _sweep_stale({parent})
-            return Layout(2, parent, parent)
+            return Layout(2, parent, parent, parent if "cpu" in controllers else None)
         return "no cgroup hierarchy with the memory and pids controllers"
     except OSError as exc:
         return f"cgroups are not writable here ({exc.strerror or exc})"
 
 
-def _sweep_stale(parents: set[Path]) -> None:
+def _sweep_stale(parents: set[Path], prefix: str = "") -> None:
     """Remove cgroups left by referees that were killed before removing them (named
-    ``<referee pid>-...``, the pid gone); one in use cannot be removed anyway."""
+    ``<prefix><referee pid>-...``, the pid gone); one in use cannot be removed anyway."""
     for parent in parents:
         try:
-            children = [c for c in parent.iterdir() if c.is_dir()]
+            children = [c for c in parent.iterdir() if c.is_dir() and c.name.startswith(prefix)]
         except OSError:
             continue
         for child in children:
-            pid = child.name.split("-", 1)[0]
+            pid = child.name.removeprefix(prefix).split("-", 1)[0]
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
                 with contextlib.suppress(OSError):
                     os.rmdir(child)
@@ -87,9 +105,21 @@ class BotCgroup:
 
     def __init__(self, lay: Layout, name: str, memory_bytes: int | None, max_tasks: int | None) -> None:
         self.layout = lay
-        self.dirs = [lay.memory / name] if lay.version == 2 else [lay.memory / name, lay.pids / name]
-        for d in self.dirs:
-            d.mkdir()
+        if lay.version == 2:
+            self.dirs = [lay.memory / name]
+        else:  # memory first, pids last (the watchdog reads its cgroup.procs); the CPU group between
+            cpu = [lay.cpu / (CPU_PREFIX + name)] if lay.cpu is not None else []
+            self.dirs = [lay.memory / name, *cpu, lay.pids / name]
+        made: list[Path] = []
+        try:
+            for d in self.dirs:
+                d.mkdir()
+                made.append(d)
+        except OSError:
+            for d in made:
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+            raise
         mem, pids = self.dirs[0], self.dirs[-1]
         if memory_bytes:
             (mem / ("memory.max" if lay.version == 2 else "memory.limit_in_bytes")).write_text(str(memory_bytes))

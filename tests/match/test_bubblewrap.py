@@ -6,6 +6,7 @@ these tests pin how a command is made runnable inside and what is hidden."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -122,8 +123,9 @@ def test_records_and_tournament_files_inside_a_bots_folder_are_left_out(tmp_path
     elsewhere.mkdir()
     (bots / "lib").mkdir()
     (bots / "lib" / "helper.py").write_text("")
-    argv = Jail(hide=(str(out), str(toml), str(elsewhere))).command([sys.executable, "bot.py"], str(bots))
-    pairs = list(zip(argv, argv[1:]))
+    # Without the private view, each bind's source is its destination (the view's are below).
+    argv = Jail(hide=(str(out), str(toml), str(elsewhere)), view=False).command([sys.executable, "bot.py"], str(bots))
+    pairs = list(zip(argv, argv[1:], strict=False))
     # The bot's folder is made inside and its entries bound one by one, the hidden ones left
     # out: not even their names show (a mount over them would, in /proc/self/mountinfo).
     assert ("--dir", str(bots)) in pairs
@@ -144,9 +146,31 @@ def test_past_the_mount_budget_hidden_paths_are_masked_instead(tmp_path, monkeyp
         (bots / f"f{i}.py").write_text("")
     secret = bots / "runs"
     secret.mkdir()
-    argv = Jail(hide=(str(secret),)).command([sys.executable, "f0.py"], str(bots))
-    pairs = list(zip(argv, argv[1:]))
+    argv = Jail(hide=(str(secret),), view=False).command([sys.executable, "f0.py"], str(bots))
+    pairs = list(zip(argv, argv[1:], strict=False))
     assert ("--ro-bind", str(bots)) in pairs and ("--tmpfs", str(secret)) in pairs
+
+
+def binds(argv: list[str]) -> dict[str, str]:
+    """Destination: source of every --ro-bind / --dev-bind of a bwrap command line."""
+    return {argv[i + 2]: argv[i + 1] for i, a in enumerate(argv) if a in ("--ro-bind", "--dev-bind")}
+
+
+@pytest.mark.skipif(bubblewrap.view_problem() is not None, reason="no private view here (needs root)")
+def test_with_the_private_view_every_host_file_is_bound_from_this_process_s_own_overlay(tmp_path):
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "bot.py").write_text("print()\n")
+    (bots / "runs").mkdir()
+    shared = binds(Jail(hide=(str(bots / "runs"),), view=False).command([sys.executable, "bot.py"], str(bots)))
+    argv = Jail(hide=(str(bots / "runs"),)).command([sys.executable, "bot.py"], str(bots))
+    private = binds(argv)
+    # The same places inside, plus bwrap's device nodes, each from the view's mounts, none from the host.
+    assert set(private) == set(shared) | {f"/dev/{n}" for n in bubblewrap.DEV_NODES if os.path.exists(f"/dev/{n}")}
+    view_root = str(bubblewrap._private_dir() / "view") + "/"
+    assert all(source.startswith(view_root) for source in private.values()), private
+    assert argv[:4] == [shutil.which("unshare"), "--mount", "--propagation", "private"]  # mounts of its own
+    assert ("--seccomp", str(bubblewrap.SECCOMP_FD)) in list(zip(argv, argv[1:], strict=False))
 
 
 @pytest.mark.skipif(bubblewrap.probe() is not None and not os.environ.get("CI"), reason="needs bubblewrap")
@@ -173,7 +197,7 @@ def test_the_sandboxs_etc_is_a_copy_of_the_allow_list_without_secrets():
     if os.path.isdir("/etc/ssl/private"):
         assert not (etc / "ssl" / "private").exists()  # not readable by everyone: not copied
     assert "resolv.conf" in os.listdir(bubblewrap.etc_copy(True)) or not os.path.exists("/etc/resolv.conf")
-    argv = Jail().command([sys.executable, str(RANDOM_BOT)], str(ROOT))
+    argv = Jail(view=False).command([sys.executable, str(RANDOM_BOT)], str(ROOT))
     assert [a for a in argv if a.startswith("/etc")] == ["/etc"]  # one mount
 
 

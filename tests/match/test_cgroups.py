@@ -99,7 +99,8 @@ async def test_a_sandboxed_game_gives_each_bot_a_cgroup_and_removes_them_all(tmp
             seen.update(present())
             await trio.sleep(0.02)
 
-    bots = [random_bot(1), random_bot(2), random_bot(3), BotSpec("hang", (sys.executable, str(MISBEHAVING / "hang.py")))]
+    bots = [random_bot(1), random_bot(2), random_bot(3),
+            BotSpec("hang", (sys.executable, str(MISBEHAVING / "hang.py")))]
     async with trio.open_nursery() as nursery:
         nursery.start_soon(watch)
         result = await run_match("back-alley", {}, bots, seed=5, limits=Limits(sandbox="required", decision_s=0.5))
@@ -107,3 +108,59 @@ async def test_a_sandboxed_game_gives_each_bot_a_cgroup_and_removes_them_all(tmp
     assert result.sandbox == "bwrap" and result.fault.reason.value == "timeout"
     assert len(seen) >= 4, seen  # one per bot process
     assert not present(), "cgroups left behind"
+
+
+# -- a fair CPU share --------------------------------------------------------------------
+
+# A bot of N busy processes on core 0; each child leaves the session (as fork_bomb.py's do), which
+# also gives it a scheduler autogroup of its own, and dies with its parent.
+SPIN = ("import ctypes, os, sys, time\nos.sched_setaffinity(0, {0})\nfor _ in range(int(sys.argv[1]) - 1):\n"
+        "    if os.fork() == 0:\n        os.setsid()\n        ctypes.CDLL(None).prctl(1, 9)\n        break\n"
+        "end = time.monotonic() + float(sys.argv[2])\nwhile time.monotonic() < end:\n    pass\n")
+# A fixed amount of CPU work on core 0, timed by the wall clock: what an opponent's decision costs.
+WORK = ("import os, time\nos.sched_setaffinity(0, {0})\ntime.sleep(0.3)\nt = time.monotonic()\n"
+        "c = time.process_time()\nwhile time.process_time() - c < 0.15:\n    pass\nprint(time.monotonic() - t)\n")
+
+
+def decision_time_next_to(busy: int, grouped: bool) -> float:
+    """Wall time of WORK on core 0 while a bot of ``busy`` spinning processes shares the core;
+    with ``grouped`` each runs in a bot cgroup of its own (as sandboxed bots do)."""
+    groups = [cgroups.BotCgroup.create(cgroups.new_name(), None, 200) if grouped else None for _ in range(2)]
+    hog_cg, work_cg = groups
+    try:
+        def prefix(g):
+            return g.join_command() if g is not None else []
+
+        hog = subprocess.Popen([*prefix(hog_cg), sys.executable, "-c", SPIN, str(busy), "8"],
+                               start_new_session=True)
+        try:
+            out = subprocess.run([*prefix(work_cg), sys.executable, "-c", WORK], capture_output=True, text=True,
+                                 timeout=120)
+        finally:
+            os.killpg(hog.pid, 9)
+            hog.wait()
+        assert out.returncode == 0, out.stderr
+        return float(out.stdout)
+    finally:
+        for g in groups:
+            if g is not None:
+                deadline = time.monotonic() + 10
+                while not g.remove() and time.monotonic() < deadline:
+                    g.kill_members()
+                    time.sleep(0.01)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or cgroups.layout().cpu is None,  # type: ignore[union-attr]
+                    reason="no cpu controller here")
+def test_a_bot_with_24_busy_processes_gets_the_share_of_a_bot_with_one():
+    group = cgroups.BotCgroup.create(cgroups.new_name(), None, 10)
+    assert group is not None and any(d.name.startswith(cgroups.CPU_PREFIX) for d in group.dirs)
+    assert (next(d for d in group.dirs if d.name.startswith(cgroups.CPU_PREFIX)) / "cpu.shares").read_text() == "1024\n"
+    group.remove()
+    # In their own CPU groups, 24 busy processes cost the opponent what one does (twice the
+    # time it takes alone, on a shared core)...
+    one, many = decision_time_next_to(1, True), decision_time_next_to(24, True)
+    assert many < 1.5 * one, (one, many)
+    # ...while as plain processes each one takes its share: the same test fails without the groups.
+    plain_one, plain_many = decision_time_next_to(1, False), decision_time_next_to(24, False)
+    assert plain_many > 3 * plain_one, (plain_one, plain_many)

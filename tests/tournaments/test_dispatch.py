@@ -64,6 +64,60 @@ def test_every_game_starts_once_and_at_most_jobs_places_late(jobs, stale):
         assert order[0] == first_fresh  # within the window, a fresh game goes first
 
 
+def schmier_games(deals: int) -> list[ScheduledGame]:
+    """Every deal in all six arrangements of three entrants (Schmier), one after the other."""
+    import itertools
+
+    arrangements = list(itertools.permutations(("a", "b", "c")))
+    return [ScheduledGame(6 * d + k, ("a", "b", "c"), d, k, arrangements[k], 1000 + d)
+            for d in range(deals) for k in range(6)]
+
+
+async def play_log(games: list[ScheduledGame], jobs: int, apart, fresh=lambda game: True):
+    """Start times, end times and the most games of one deal in play at once under ``_dispatch``."""
+    spans: dict[int, list[float]] = {}
+    limiter = trio.CapacityLimiter(jobs)
+    in_play: dict[tuple, int] = {}
+    most = [0]
+
+    async def play_one(game: ScheduledGame, token: object, cancel: trio.CancelScope) -> None:
+        spans[game.id] = [trio.current_time()]
+        in_play[game.deal_key] = in_play.get(game.deal_key, 0) + 1
+        most[0] = max(most[0], in_play[game.deal_key])
+        await trio.sleep(1 + game.id % 3)
+        in_play[game.deal_key] -= 1
+        spans[game.id].append(trio.current_time())
+        limiter.release_on_behalf_of(token)
+
+    await _dispatch(games, limiter, play_one, fresh=fresh, apart=apart)
+    return spans, most[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(jobs=st.integers(1, 6), stale=st.sets(st.integers(0, 17)), schmier=st.booleans())
+def test_the_seatings_of_one_deal_never_run_at_the_same_time(jobs, stale, schmier):
+    games = schmier_games(3) if schmier else duplicate_games(9)
+    key = lambda game: game.deal_key  # noqa: E731
+    spans, most = trio.run(play_log, games, jobs, key, lambda game: game.id not in stale,
+                           clock=trio.testing.MockClock(autojump_threshold=0))
+    assert sorted(spans) == [g.id for g in games]  # every game played once
+    assert most == 1, "two seatings of one deal were in play at once"
+    order = sorted(spans, key=lambda i: spans[i][0])
+    for place, game in enumerate(order):
+        assert sum(1 for later in order[:place] if later > game) <= jobs  # games that overtook it
+    if not stale and not schmier:  # the places stay busy: another deal's game fills the twin's
+        work = sum(1 + g.id % 3 for g in games)
+        assert max(s[1] for s in spans.values()) <= work / min(jobs, 9) + 2 * 3
+
+
+async def test_without_the_rule_the_seatings_of_a_deal_do_run_at_the_same_time(autojump_clock):
+    # The rule is what keeps them apart: the same dispatch without it overlaps them.
+    _, most = await play_log(duplicate_games(4), 2, None)
+    assert most == 2
+    _, most = await play_log(duplicate_games(4), 2, lambda game: game.deal_key)
+    assert most == 1
+
+
 class ScriptedWorker(_Worker):
     """A worker whose games take scripted times and whose bots say they play many
     games (the reply names them as kept); it notes when it started each game."""
