@@ -6,7 +6,9 @@ found.  docs/debugging.md is the user's guide.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,6 +16,9 @@ import typer
 
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
+from referee.match.types import Limits, escape_output
+
+_DEFAULTS = Limits()
 
 EXIT_REFUSED = 1  # the re-asked bot's reply was refused, or never came
 
@@ -40,7 +45,7 @@ def register(app: typer.Typer) -> None:
         n: Annotated[int, typer.Argument(metavar="N", help="The request id (the record's decision `n`).")],
         bot: Annotated[list[str], typer.Option(
             "--bot", "-b", help="Without --from: the bot to ask, in the seat of request N (once). With --from: "
-            "the bots that play on, once per team or once per seat (default: the recorded bots).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "the bots that play on, once per team or once per seat (or --bots-from-record).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         from_: Annotated[bool, typer.Option(
             "--from", help="Play the game on from request N: the recorded actions before it, then the bots.")] = False,
         new_record: Annotated[Path | None, typer.Option(
@@ -48,41 +53,71 @@ def register(app: typer.Typer) -> None:
         stderr_dir: Annotated[Path | None, typer.Option(
             help="Folder for the bots' stderr (default: none kept without --from; next to the new record with it).")]
         = None,
-        sandbox: Annotated[SandboxMode | None, typer.Option(
-            help="auto | required | off (default: the recorded game's setting).")] = None,
+        bots_from_record: Annotated[bool, typer.Option(
+            "--bots-from-record", help="With --from and no --bot: run the commands the record names "
+            "(printed first). A record is data: without this flag none of its commands runs.")] = False,
+        sandbox: Annotated[SandboxMode, typer.Option(
+            help="auto | required | off, as for play; never the record's setting.")] = SandboxMode.AUTO,
+        memory_mb: Annotated[int, typer.Option(help="Memory cap per bot in MB, as for play; 0 = none.")] = (
+            _DEFAULTS.memory_mb or 0),
+        cpu_s: Annotated[int, typer.Option(help="CPU-time cap per bot process in seconds; 0 = none.")] = (
+            _DEFAULTS.cpu_s or 0),
+        max_processes: Annotated[int, typer.Option(
+            help="Most live processes a bot may run, its descendants included; 0 = none.")] = (
+            _DEFAULTS.max_processes or 0),
+        max_open_files: Annotated[int, typer.Option(help="Open-file cap per bot process; 0 = none.")] = (
+            _DEFAULTS.max_open_files or 0),
     ) -> None:
         """Re-ask request N of a recorded game to a bot (a new build of yours), or play on from it (--from).
 
         The bot gets what its seat got in the recorded game: the same hello and events and its
         earlier requests, whose replies are read and ignored (the recorded action is applied),
         then request N; its reply is judged as in a game. Exit status 0 when the reply is legal,
-        1 when it is refused or never comes (with --from: 0, or 3 if the new game ended by a forfeit)."""
+        1 when it is refused or never comes (with --from: 0, or 3 if the new game ended by a forfeit).
+
+        A record is data: its bots' commands run only with --from --bots-from-record, and every bot
+        runs under this command line's sandbox and limits (the record gives only the time limits)."""
         import trio
 
         from referee.cli.common import bot_specs_for_seats, make_console, resolve_sandbox
-        from referee.cli.play import EXIT_FORFEIT, print_result
+        from referee.cli.play import EXIT_FORFEIT, limits_from_flags, print_result
         from referee.match.ask import Replay, ask, describe_recorded, play_on, recorded_bots
         from referee.match.record import read_record
 
 
         rec = read_record(record)
         replay = Replay(rec)
-        mode = sandbox.value if sandbox is not None else None
-        resolve_sandbox(mode or replay.limits.sandbox)
+        # The operator's limits and sandbox; the record gives each seat only its time limits.
+        limits = dataclasses.replace(limits_from_flags({
+            "--memory-mb": memory_mb, "--cpu-s": cpu_s, "--max-processes": max_processes,
+            "--max-open-files": max_open_files}), sandbox=sandbox.value)
+        if bots_from_record and (not from_ or bot):
+            raise UserError("--bots-from-record goes with --from and without --bot")
         console = make_console()
         if from_:
             if new_record is None:
                 raise UserError("--from needs --record NEW: where to write the new game's record")
             if new_record.resolve() == Path(record).resolve():
                 raise UserError(f"--record {new_record}: that is the recorded game itself; name a new file")
-            bots = bot_specs_for_seats(replay.spec, replay.options, bot) if bot else recorded_bots(rec)
+            if not bot and not bots_from_record:
+                raise UserError("--from runs the bots you name: give --bot once per team or per seat, or "
+                                "--bots-from-record to run the commands the record names (a record is data)")
+            resolve_sandbox(sandbox.value)
+            if bot:
+                bots = bot_specs_for_seats(replay.spec, replay.options, bot)
+            else:
+                bots = recorded_bots(rec)
+                console.print("The record's bot commands (--bots-from-record):", markup=False)
+                for s, b in enumerate(bots):
+                    where = f"  (in {escape_output(b.cwd.encode())})" if b.cwd else ""
+                    console.print(f"  seat {s}: {escape_output(shlex.join(b.command).encode())}{where}", markup=False)
             err_dir = stderr_dir or new_record.with_name(new_record.name.removesuffix(".jsonl") + ".stderr")
             try:
                 new_record.parent.mkdir(parents=True, exist_ok=True)
                 err_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise UserError(f"cannot create {exc.filename}: {exc.strerror}") from None
-            result = trio.run(lambda: play_on(rec, n, bots, new_record, stderr_dir=err_dir, sandbox=mode))
+            result = trio.run(lambda: play_on(rec, n, bots, new_record, limits=limits, stderr_dir=err_dir))
             console.print(f"What-if from request {n} of {record}: the recorded actions before it, then the bots.",
                           markup=False)
             print_result(result, quiet=False)
@@ -95,13 +130,14 @@ def register(app: typer.Typer) -> None:
         if len(bot) != 1:
             raise UserError(f"give --bot once: the bot to ask (got {len(bot)}); to play on with several, use --from")
         req = replay.request(n)
+        resolve_sandbox(sandbox.value)
         spec = bot_specs_for_seats(replay.spec, replay.options, bot * rec.seats)[req.seat]
         if stderr_dir is not None:
             try:
                 stderr_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise UserError(f"cannot create stderr folder {stderr_dir}: {exc.strerror}") from None
-        answer = trio.run(lambda: ask(rec, n, spec, stderr_dir=stderr_dir, sandbox=mode))
+        answer = trio.run(lambda: ask(rec, n, spec, limits=limits, stderr_dir=stderr_dir))
         console.print(f"request {n} ({replay.spec.name}, {_where(replay, n)}): {len(req.legal)} legal actions; "
                       f"asked: {' '.join(spec.command)}", markup=False)
         if answer.earlier:
