@@ -42,9 +42,11 @@ from typing import Any
 import structlog
 import trio
 
+from referee.inputs import open_input, parse_json, read_input
+
 from .config import ConfigError, Tournament, describe_differences, new_secret, parse_secret
 from .durable import create_private, fsync_dir, fsync_file, write_atomic
-from .results import GameResult, ParsedResults, ResultLine, parse_results
+from .results import GameResult, ParsedResults, ResultLine, read_results
 from .schedule import Shape, growth_problems
 
 log = structlog.get_logger("referee.tournament")
@@ -132,7 +134,7 @@ def open_output(t: Tournament) -> OpenedOutput:
 
     if not out.results_path.exists():
         return OpenedOutput(t, {}, [])
-    parsed = parse_results(out.results_path.read_bytes(), secret=t.secret)
+    parsed = read_results(out.results_path, secret=t.secret)
     done, rejected = _accept_results(t, out, parsed)
     if rejected:
         _set_aside(out, parsed, rejected)
@@ -161,8 +163,8 @@ def _open_secret(out: OutputDir, given: bytes | None, *, resuming: bool) -> byte
     path = out.secret_path
     if path.exists():
         try:
-            text = path.read_text(encoding="ascii")
-        except (OSError, UnicodeDecodeError):
+            text = read_input(path, "secret file", ConfigError).decode("ascii")
+        except UnicodeDecodeError:
             raise ConfigError(f"{path} is unreadable; choose another output directory") from None
         stored = parse_secret(text, str(path))
         if given is not None and not hmac.compare_digest(given, stored):
@@ -215,6 +217,8 @@ def _record_problem(out: OutputDir, result: GameResult) -> str | None:
         digest = _file_sha256(path)
     except FileNotFoundError:
         return f"its record {name} is missing"
+    except ConfigError as exc:
+        return f"its record {name} is unusable ({str(exc).removeprefix(f'{path}: ')})"
     except OSError as exc:
         return f"its record {name} is unreadable ({exc.strerror})"
     if digest != result.record_sha256:
@@ -223,7 +227,9 @@ def _record_problem(out: OutputDir, result: GameResult) -> str | None:
 
 
 def _file_sha256(path: Path) -> str:
-    with open(path, "rb") as f:
+    """The SHA-256 of a game's record: a regular file within a record's cap (``ConfigError`` if not:
+    a FIFO or device put in its place is refused, not waited on or read forever)."""
+    with open_input(path, "record", ConfigError) as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
@@ -259,8 +265,9 @@ def _grown_history(out: OutputDir, t: Tournament) -> tuple[tuple[Shape, ...], bo
     (``ConfigError`` naming every change) when ``t`` would change or drop a
     game the run has scheduled: another seed, game, options or limits, an
     entrant changed or removed, other deal seeds, fewer deals or pairings."""
+    stored_doc = parse_json(read_input(out.config_path, "tournament record", ConfigError),
+                            str(out.config_path), ConfigError)
     try:
-        stored_doc = json.loads(out.config_path.read_bytes())
         stored = stored_doc["identity"]
         history = tuple(Shape.from_json(s) for s in stored_doc["history"]) if "history" in stored_doc else (
             Shape(tuple(e["name"] for e in stored["entrants"]),

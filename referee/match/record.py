@@ -46,6 +46,7 @@ from pydantic_core import to_json
 
 from referee.errors import OutputError, UserFault
 from referee.games import Outcome
+from referee.inputs import read_input
 from referee.match.record_bytes import RECORD_FORMAT as RECORD_FORMAT  # re-exported: the runner's
 from referee.match.record_bytes import decision_entry_bytes as decision_entry_bytes  # bytes live there
 from referee.match.record_bytes import event_entry_bytes as event_entry_bytes
@@ -107,7 +108,8 @@ class RecordWriter:
 class _Line(BaseModel):
     # strict: a record is machine-written, so "3" is not 3 and true is not 1;
     # extra="ignore": fields added by newer referees are skipped, not refused.
-    model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
+    # allow_inf_nan=False: the runner never writes NaN or Infinity (they are no JSON numbers).
+    model_config = ConfigDict(frozen=True, strict=True, extra="ignore", allow_inf_nan=False)
 
 
 class SeatEntry(_Line):
@@ -281,14 +283,7 @@ def read_record(path: Path) -> Record:
     a corrupt line marks it corrupt there, rather than failing; a file without a
     valid header is a ``RecordError``."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise RecordError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RecordError(f"{path}: is a directory, not a record") from None
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read ({exc.strerror})") from None
+    raw = read_input(path, "record", RecordError)
     lines = raw.split(b"\n")
     if not lines[0].strip():
         raise RecordError(f"{path}: empty file, not a match record")

@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json, to_json
 
+from referee.errors import UserFault
 from referee.games import GameError, Outcome, start_game
+from referee.inputs import read_input
 from referee.match.record_bytes import RECORD_FORMAT, event_entry_bytes
 
 if TYPE_CHECKING:  # the typed path's models: the fast path imports them only when it falls back
@@ -234,9 +236,9 @@ def verify_fast(path: Path) -> tuple[dict[str, Any], Verification] | None:
     says why.  A sound record in the runner's encoding is checked without the
     record's pydantic models (``plain_line``)."""
     try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
+        raw = read_input(path, "record", UserFault)
+    except UserFault:
+        return None  # read_record says why
     lines = raw.split(b"\n")
     header = _header(path, lines[0])
     if header is None:
