@@ -116,6 +116,9 @@ class Replay:
     def request(self, n: int) -> Request:
         """Request ``n`` of the record, or ``AskError`` saying which ids there are."""
         if not self.requests:
+            if self.rec.bad_line is not None:
+                raise AskError(f"{self.rec.path}: no request in this record before its corrupt line "
+                               f"{self.rec.bad_line} ({self.rec.bad_reason})")
             raise AskError(f"{self.rec.path}: no request in this record (the game ended before the first one)")
         if not 1 <= n <= len(self.requests):
             raise AskError(f"request {n}: {self.rec.path} has requests 1 … {len(self.requests)}")

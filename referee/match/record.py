@@ -36,20 +36,22 @@ Lines are written as the game goes and flushed at least every 0.1 s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from referee.errors import OutputError, UserFault
-from referee.games import Outcome
+from referee.games import GAMES, GameError, Outcome
 from referee.inputs import read_input
 from referee.match.record_bytes import RECORD_FORMAT as RECORD_FORMAT  # re-exported: the runner's
 from referee.match.record_bytes import decision_entry_bytes as decision_entry_bytes  # bytes live there
 from referee.match.record_bytes import event_entry_bytes as event_entry_bytes
+from referee.match.record_bytes import seats_problem
 
 
 class RecordError(UserFault):
@@ -112,6 +114,25 @@ class _Line(BaseModel):
     model_config = ConfigDict(frozen=True, strict=True, extra="ignore", allow_inf_nan=False)
 
 
+def _finite(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` if no number in it is NaN or infinite (they are no JSON numbers; the runner never
+    writes one); nesting is bounded already by the JSON parser."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError("NaN and infinity are no JSON numbers")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
+
+#: A JSON object of a record line whose shape is the game's (options, events, outcome detail).
+JSONObject = Annotated[dict[str, Any], AfterValidator(_finite)]
+
+
 class SeatEntry(_Line):
     """One seat in the header: who played it."""
 
@@ -120,7 +141,7 @@ class SeatEntry(_Line):
     name: str
     command: list[str]
     cwd: str | None = None
-    limits: dict[str, Any] | None = None  # the bot's own limits (a tournament entrant's), if it had any
+    limits: JSONObject | None = None  # the bot's own limits (a tournament entrant's), if it had any
 
 
 class HeaderLine(_Line):
@@ -128,10 +149,10 @@ class HeaderLine(_Line):
     format: Literal["referee-record/1"]
     game: str
     rules_version: str | None = None
-    options: dict[str, Any]
+    options: JSONObject
     seed: int
     seats: list[SeatEntry]
-    limits: dict[str, Any] | None = None
+    limits: JSONObject | None = None
     started_at: str | None = None
     sandbox: str | None = None  # how bots were launched ("bwrap", "off", ...); absent in older records
 
@@ -148,7 +169,7 @@ class EventLine(_Line):
     that may see it, ``None`` when it is public."""
 
     record: Literal["event"] = "event"
-    event: dict[str, Any]
+    event: JSONObject
     to: list[int] | None
 
     def visible_to(self, seat: int) -> bool:
@@ -187,7 +208,7 @@ class OutcomeEntry(_Line):
     winners: list[int]
     scores: list[int]
     reason: str = ""
-    detail: dict[str, Any] = {}
+    detail: JSONObject = {}
 
     def to_outcome(self) -> Outcome:
         return Outcome(self.status, tuple(self.winners), tuple(self.scores), self.reason, dict(self.detail))
@@ -278,16 +299,51 @@ class Record:
         return len(self.header.seats)
 
 
+def _entry_problem(entry: Any, seats: int, teams: int) -> str | None:
+    """Why a line names a seat or team the game does not have (or a count out of range), if it does."""
+    if isinstance(entry, (DecisionLine, FaultLine)) and not 0 <= entry.seat < seats:
+        return f"seat {entry.seat}: the game has seats 0 … {seats - 1}"
+    if isinstance(entry, DecisionLine) and (entry.n < 1 or entry.ms < 0):
+        return f"request {entry.n} taking {entry.ms} ms: ids count from 1, times from 0"
+    if isinstance(entry, EventLine) and entry.to is not None and any(not 0 <= s < seats for s in entry.to):
+        return f"to: {entry.to}: the game has seats 0 … {seats - 1}"
+    if isinstance(entry, ReadyLine) and not len(entry.names) == len(entry.events) == seats:
+        return f"{len(entry.names)} names and {len(entry.events)} event choices for {seats} seats"
+    if isinstance(entry, ResultLine):
+        o = entry.outcome
+        if any(not 0 <= t < teams for t in o.winners):
+            return f"outcome: winners {o.winners}: the game has teams 0 … {teams - 1}"
+    return None
+
+
+def check_header(path: Path, header: HeaderLine) -> tuple[int, int] | None:
+    """The header against its game: its options valid and its seats the game's (``RecordError``
+    if not); the game's (seats, teams), or None for a game this referee does not know."""
+    spec = GAMES.get(header.game)
+    if spec is None:
+        return None
+    try:
+        options = spec.normalize_options(dict(header.options))
+    except GameError as exc:
+        raise RecordError(f"{path}: header options: {exc}") from None
+    problem = seats_problem(spec, options, [(s.seat, s.team) for s in header.seats])
+    if problem is not None:
+        raise RecordError(f"{path}: header seats: {problem}")
+    return spec.num_seats(options), spec.num_teams(options)
+
+
 def read_record(path: Path) -> Record:
     """Read and validate a record.  A torn or missing tail marks it truncated, and
     a corrupt line marks it corrupt there, rather than failing; a file without a
-    valid header is a ``RecordError``."""
+    valid header, or whose header does not fit its game (``check_header``), is a
+    ``RecordError``.  A line naming a seat the game does not have is a corrupt line."""
     path = Path(path)
     raw = read_input(path, "record", RecordError)
     lines = raw.split(b"\n")
     if not lines[0].strip():
         raise RecordError(f"{path}: empty file, not a match record")
     rec = Record(path=path, header=read_header(path, lines[0]))
+    shape = check_header(path, rec.header)
     for i, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -295,6 +351,8 @@ def read_record(path: Path) -> Record:
             entry = _LINE.validate_json(line)
             if isinstance(entry, HeaderLine):
                 raise ValueError("a second header")
+            if shape is not None and (problem := _entry_problem(entry, *shape)) is not None:
+                raise ValueError(problem)
         except (ValidationError, ValueError) as exc:
             rec.truncated = True
             if i != len(lines):  # not merely a torn last line: a corrupt one
