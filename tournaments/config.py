@@ -196,7 +196,7 @@ class TournamentConfig(_Model):
     game: str
     players: int | None = Field(None, description="shortcut for options.players")
     options: dict[str, Any] = Field(default_factory=dict)
-    seed: int = 0
+    seed: int = Field(0, ge=0, lt=2**SEED_BITS, description="the tournament seed: 0 to 2**63-1, as a deal seed")
     games_per_pairing: int = Field(1, ge=1, le=MAX_DEALS)
     rounds: int = Field(
         1, ge=1, le=MAX_DEALS, description="times the round robin (or gauntlet) is played, new deals each time")

@@ -35,6 +35,7 @@ import hashlib
 import hmac
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,7 @@ def open_output(t: Tournament) -> OpenedOutput:
         raise ConfigError(f"output {out.root} is not a directory")
     if not os.access(out.root, os.W_OK | os.X_OK):
         raise ConfigError(f"output directory {out.root} is not writable")
+    check_no_links(out)
 
     identity = t.identity()
     resuming = out.config_path.exists()
@@ -139,10 +141,12 @@ def open_output(t: Tournament) -> OpenedOutput:
     if rejected:
         _set_aside(out, parsed, rejected)
     elif parsed.dropped:
-        with open(out.results_path, "r+b") as f:
-            f.truncate(parsed.good_bytes)
-            f.flush()
-            os.fsync(f.fileno())
+        fd = os.open(out.results_path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.ftruncate(fd, parsed.good_bytes)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     if parsed.dropped:
         log.warning("results_tail_cut", path=str(out.results_path), lines=parsed.dropped)
     games = len(t.schedule())
@@ -156,6 +160,58 @@ def open_output(t: Tournament) -> OpenedOutput:
             f"{out.results_path} line {line.number}{f' (game {game})' if game is not None else ''}: {problem}; "
             f"moved to {REJECTED_FILE}{f', game {game} will be played again' if replay else ''}")
     return OpenedOutput(t, done, problems)
+
+
+#: The folders of an output directory that hold one entry per game: a folder of files, or files.
+_GAME_FOLDERS = {"records": "file", "stderr": "folder"}
+
+
+def check_no_links(out: OutputDir) -> None:
+    """Refuse (``ConfigError``) an output directory in which a write could leave it: a symbolic link
+    or anything but a regular file where the run writes a file, anything but a real folder where it
+    writes into one (``records -> /etc`` would put records in /etc).  Checked when the directory is
+    opened, before anything is read or written; the writes themselves do not follow a link at the
+    last step either (``durable``, ``ResultsWriter``).  The directory itself may be a link: the user
+    named it."""
+
+    def refuse(path: Path, what: str) -> ConfigError:
+        return ConfigError(f"{path} is {what}; an output directory holds only regular files and folders "
+                           f"(a write there must not leave it): remove it, or choose another output directory")
+
+    def kind(path: Path, st: os.stat_result) -> str:
+        if stat.S_ISLNK(st.st_mode):
+            return f"a symbolic link (to {os.readlink(path)})"
+        return "not a regular file" if not stat.S_ISDIR(st.st_mode) else "a folder"
+
+    try:
+        with os.scandir(out.root) as entries:
+            top = list(entries)
+        for entry in top:
+            path = Path(entry.path)
+            st = entry.stat(follow_symlinks=False)
+            want = _GAME_FOLDERS.get(entry.name)
+            if want is not None:
+                if not stat.S_ISDIR(st.st_mode):
+                    raise refuse(path, kind(path, st))
+                _check_folder(path, want, refuse, kind)
+            elif not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+                raise refuse(path, kind(path, st))
+    except OSError as exc:
+        raise ConfigError(f"cannot read output directory {out.root}: {exc.strerror or exc}") from None
+
+
+def _check_folder(folder: Path, want: str, refuse: Any, kind: Any) -> None:
+    """Every entry of ``folder`` a regular file (``want == "file"``), or a real folder of regular files."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            path = Path(entry.path)
+            st = entry.stat(follow_symlinks=False)
+            if want == "file" and not stat.S_ISREG(st.st_mode):
+                raise refuse(path, kind(path, st))
+            if want == "folder":
+                if not stat.S_ISDIR(st.st_mode):
+                    raise refuse(path, kind(path, st))
+                _check_folder(path, "file", refuse, kind)
 
 
 def _open_secret(out: OutputDir, given: bytes | None, *, resuming: bool) -> bytes:
@@ -245,10 +301,12 @@ def _set_aside(out: OutputDir, parsed: ParsedResults, rejected: list[tuple[Resul
         (json.dumps({"rejected_at": now, "line": line.number, "game_id": line.claimed_game, "problem": problem,
                      "raw": line.raw[:-1].decode("utf-8", "surrogateescape")}) + "\n").encode("ascii")
         for line, problem in rejected)
-    with open(out.rejected_path, "ab") as f:
-        f.write(side)
-        f.flush()
-        os.fsync(f.fileno())
+    fd = os.open(out.rejected_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, side)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     fsync_dir(out.root)
     gone = {line.number for line, _ in rejected}
     write_atomic(out.results_path, b"".join(line.raw for line in parsed.lines if line.number not in gone))
@@ -330,7 +388,8 @@ class ResultsWriter:
         self.out = out
         self.secret = secret
         self._lock = trio.Lock()
-        self._fd = os.open(out.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = os.open(out.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                           0o644)
         fsync_dir(out.root)
 
     def _append_sync(self, result: GameResult) -> GameResult:
