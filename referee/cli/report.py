@@ -7,13 +7,13 @@ for the list of games; writes the page (``tournaments.html_report``).  Every
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from referee.cli.errors import UserError
+from referee.inputs import parse_json, read_input
 
 
 def register(app: typer.Typer) -> None:
@@ -28,12 +28,9 @@ def register(app: typer.Typer) -> None:
 
 
         json_path, _ = standings_paths(output)
-        try:
-            data = json.loads(json_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UserError(f"{json_path} not found: is {output} a tournament's output directory?") from None
-        except (OSError, ValueError) as exc:
-            raise UserError(f"{json_path}: cannot read it ({exc})") from None
+        if not json_path.exists() and not json_path.is_symlink():
+            raise UserError(f"{json_path} not found: is {output} a tournament's output directory?")
+        data = parse_json(read_input(json_path, "standings file", UserError), str(json_path), UserError)
         if not isinstance(data, dict) or "entrants" not in data:
             raise UserError(f"{json_path}: not a standings file")
         try:
