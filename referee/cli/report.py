@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from referee.cli.errors import UserError
-from referee.inputs import parse_json, read_input
+from referee.inputs import open_input, parse_json, read_input
 
 
 def register(app: typer.Typer) -> None:
@@ -24,6 +24,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write a tournament's standings, charts and games as one HTML page."""
         from tournaments.html_report import write_html_report
+        from tournaments.output import RESULTS_FILE
         from tournaments.standings_files import standings_paths
 
 
@@ -31,6 +32,12 @@ def register(app: typer.Typer) -> None:
         if not json_path.exists() and not json_path.is_symlink():
             raise UserError(f"{json_path} not found: is {output} a tournament's output directory?")
         data = parse_json(read_input(json_path, "standings file", UserError), str(json_path), UserError)
+        # results.jsonl is read by the page's writer: a regular file within its cap, checked here first
+        # (a FIFO would be waited on, /dev/zero read without end).
+        results_path = output / RESULTS_FILE
+        if results_path.exists() or results_path.is_symlink():
+            with open_input(results_path, "results file", UserError):
+                pass
         if not isinstance(data, dict) or "entrants" not in data:
             raise UserError(f"{json_path}: not a standings file")
         try:
