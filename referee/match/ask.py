@@ -97,8 +97,8 @@ class Replay:
         # A bot with limits of its own (a tournament entrant's) had them instead of the game's.
         self.seat_times = [_recorded_times(rec.path, f"seats.{i}.limits", s.limits, self.times)
                            if s.limits is not None else self.times for i, s in enumerate(header.seats)]
-        self.limits = Limits(**self.times)
-        self.seat_limits = [Limits(**t) for t in self.seat_times]
+        self.limits = with_times(_DEFAULT_LIMITS, self.times)
+        self.seat_limits = [with_times(_DEFAULT_LIMITS, t) for t in self.seat_times]
         ready = next((e for e in rec.entries if isinstance(e, ReadyLine)), None)
         self.wants_events = list(ready.events) if ready is not None else [True] * rec.seats
         self.ready_names = list(ready.names) if ready is not None else [s.name for s in header.seats]
@@ -378,7 +378,13 @@ def _recorded_times(path: Path, where: str, data: object, base: dict[str, float]
 def seat_limits(replay: Replay, seat: int, operator: Limits) -> Limits:
     """The limits seat ``seat``'s bot runs under: the operator's (sandbox, memory, processes, ...)
     with the time the record says that seat was told.  Nothing in the record can lift a cap."""
-    return dataclasses.replace(operator, **replay.seat_times[seat])
+    return with_times(operator, replay.seat_times[seat])
+
+
+def with_times(limits: Limits, times: dict[str, float]) -> Limits:
+    """``limits`` with the time limits ``times`` (``TIME_FIELDS``)."""
+    return dataclasses.replace(limits, handshake_s=times["handshake_s"], decision_s=times["decision_s"],
+                               time_bank_s=times["time_bank_s"])
 
 
 async def ask(rec: Record, n: int, bot: BotSpec, *, limits: Limits, stderr_dir: Path | None = None) -> Answer:
@@ -401,7 +407,7 @@ async def ask(rec: Record, n: int, bot: BotSpec, *, limits: Limits, stderr_dir: 
     result: MatchResult | None = None
     with plan.scope:
         result = await run_match(replay.spec.name, replay.options, seats, seed=rec.header.seed,
-                                 limits=dataclasses.replace(limits, **replay.times), stderr_dir=stderr_dir,
+                                 limits=with_times(limits, replay.times), stderr_dir=stderr_dir,
                                  channel_for=channel_for)
     channel = asked[0]
     earlier = [r.n for r in replay.requests[: n - 1] if r.seat == seat]
@@ -441,7 +447,7 @@ async def play_on(rec: Record, n: int, bots: list[BotSpec], record_path: Path, *
         return _Replaying(default(s, spec), plan)
 
     return await run_match(replay.spec.name, replay.options, bots, seed=rec.header.seed, record_path=record_path,
-                           limits=dataclasses.replace(limits, **replay.times), stderr_dir=stderr_dir,
+                           limits=with_times(limits, replay.times), stderr_dir=stderr_dir,
                            channel_for=channel_for)
 
 
