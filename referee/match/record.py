@@ -117,15 +117,15 @@ class _Line(BaseModel):
 def _finite(value: dict[str, Any]) -> dict[str, Any]:
     """``value`` if no number in it is NaN or infinite (they are no JSON numbers; the runner never
     writes one); nesting is bounded already by the JSON parser."""
-    stack: list[Any] = [value]
+    stack: list[tuple[str, Any]] = [("", value)]
     while stack:
-        item = stack.pop()
+        where, item = stack.pop()
         if isinstance(item, float) and not math.isfinite(item):
-            raise ValueError("NaN and infinity are no JSON numbers")
+            raise ValueError(f"{where.lstrip('.')}: {item} (NaN and infinity are no JSON numbers)")
         if isinstance(item, dict):
-            stack.extend(item.values())
+            stack.extend((f"{where}.{k}", v) for k, v in item.items())
         elif isinstance(item, list):
-            stack.extend(item)
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
     return value
 
 
