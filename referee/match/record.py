@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 from referee.errors import OutputError, UserFault
@@ -114,9 +114,15 @@ class _Line(BaseModel):
     model_config = ConfigDict(frozen=True, strict=True, extra="ignore", allow_inf_nan=False)
 
 
-def _finite(value: dict[str, Any]) -> dict[str, Any]:
+#: The tokens of the numbers JSON has not (the record's parser reads them); a line without them has none.
+_NONFINITE = (b"NaN", b"Infinity")
+
+
+def _finite(value: Any) -> Any:
     """``value`` if no number in it is NaN or infinite (they are no JSON numbers; the runner never
-    writes one); nesting is bounded already by the JSON parser."""
+    writes one), else ``ValueError`` saying where; nesting is bounded already by the JSON parser.
+    Typed float fields refuse them themselves (``allow_inf_nan=False``); this walks the JSON objects
+    whose shape is the game's (options, events, outcome detail), only for a line holding such a token."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, item = stack.pop()
@@ -129,10 +135,6 @@ def _finite(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-#: A JSON object of a record line whose shape is the game's (options, events, outcome detail).
-JSONObject = Annotated[dict[str, Any], AfterValidator(_finite)]
-
-
 class SeatEntry(_Line):
     """One seat in the header: who played it."""
 
@@ -141,7 +143,7 @@ class SeatEntry(_Line):
     name: str
     command: list[str]
     cwd: str | None = None
-    limits: JSONObject | None = None  # the bot's own limits (a tournament entrant's), if it had any
+    limits: dict[str, Any] | None = None  # the bot's own limits (a tournament entrant's), if it had any
 
 
 class HeaderLine(_Line):
@@ -149,10 +151,10 @@ class HeaderLine(_Line):
     format: Literal["referee-record/1"]
     game: str
     rules_version: str | None = None
-    options: JSONObject
+    options: dict[str, Any]
     seed: int
     seats: list[SeatEntry]
-    limits: JSONObject | None = None
+    limits: dict[str, Any] | None = None
     started_at: str | None = None
     sandbox: str | None = None  # how bots were launched ("bwrap", "off", ...); absent in older records
 
@@ -169,7 +171,7 @@ class EventLine(_Line):
     that may see it, ``None`` when it is public."""
 
     record: Literal["event"] = "event"
-    event: JSONObject
+    event: dict[str, Any]
     to: list[int] | None
 
     def visible_to(self, seat: int) -> bool:
@@ -208,7 +210,7 @@ class OutcomeEntry(_Line):
     winners: list[int]
     scores: list[int]
     reason: str = ""
-    detail: JSONObject = {}
+    detail: dict[str, Any] = {}
 
     def to_outcome(self) -> Outcome:
         return Outcome(self.status, tuple(self.winners), tuple(self.scores), self.reason, dict(self.detail))
@@ -300,19 +302,24 @@ class Record:
 
 
 def _entry_problem(entry: Any, seats: int, teams: int) -> str | None:
-    """Why a line names a seat or team the game does not have (or a count out of range), if it does."""
-    if isinstance(entry, (DecisionLine, FaultLine)) and not 0 <= entry.seat < seats:
-        return f"seat {entry.seat}: the game has seats 0 … {seats - 1}"
-    if isinstance(entry, DecisionLine) and (entry.n < 1 or entry.ms < 0):
-        return f"request {entry.n} taking {entry.ms} ms: ids count from 1, times from 0"
-    if isinstance(entry, EventLine) and entry.to is not None and any(not 0 <= s < seats for s in entry.to):
-        return f"to: {entry.to}: the game has seats 0 … {seats - 1}"
-    if isinstance(entry, ReadyLine) and not len(entry.names) == len(entry.events) == seats:
+    """Why a line names a seat or team the game does not have (or a count out of range), if it does.
+    On every line of a record read: the common kinds first, by exact type."""
+    kind = type(entry)
+    if kind is EventLine:
+        to = entry.to
+        if to is None or all(0 <= s < seats for s in to):
+            return None
+        return f"to: {to}: the game has seats 0 … {seats - 1}"
+    if kind is DecisionLine or kind is FaultLine:
+        if not 0 <= entry.seat < seats:
+            return f"seat {entry.seat}: the game has seats 0 … {seats - 1}"
+        if kind is DecisionLine and (entry.n < 1 or entry.ms < 0):
+            return f"request {entry.n} taking {entry.ms} ms: ids count from 1, times from 0"
+        return None
+    if kind is ReadyLine and not len(entry.names) == len(entry.events) == seats:
         return f"{len(entry.names)} names and {len(entry.events)} event choices for {seats} seats"
-    if isinstance(entry, ResultLine):
-        o = entry.outcome
-        if any(not 0 <= t < teams for t in o.winners):
-            return f"outcome: winners {o.winners}: the game has teams 0 … {teams - 1}"
+    if kind is ResultLine and any(not 0 <= t < teams for t in entry.outcome.winners):
+        return f"outcome: winners {entry.outcome.winners}: the game has teams 0 … {teams - 1}"
     return None
 
 
@@ -351,6 +358,8 @@ def read_record(path: Path) -> Record:
             entry = _LINE.validate_json(line)
             if isinstance(entry, HeaderLine):
                 raise ValueError("a second header")
+            if b"NaN" in line or b"Infinity" in line:  # _NONFINITE, spelt out: on every line
+                _finite(entry.model_dump())
             if shape is not None and (problem := _entry_problem(entry, *shape)) is not None:
                 raise ValueError(problem)
         except (ValidationError, ValueError) as exc:
@@ -390,4 +399,9 @@ def read_header(path: Path, line: bytes) -> HeaderLine:
         raise RecordError(f"{path}: line 1: header {describe_validation_error(exc)}") from None
     if not isinstance(header, HeaderLine):
         raise RecordError(f"{path}: not a match record (no header line)")
+    if any(token in line for token in _NONFINITE):
+        try:
+            _finite(header.model_dump())
+        except ValueError as exc:
+            raise RecordError(f"{path}: line 1: header {exc}") from None
     return header
