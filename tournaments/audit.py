@@ -16,13 +16,13 @@ folder's files); the notes say so when there is one.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.games import get_game
 from referee.games.base import GameError
+from referee.inputs import parse_json, read_input
 
 from .config import ConfigError, parse_secret
 from .output import CONFIG_FILE, RESULTS_FILE, SECRET_FILE, OutputDir, set_aside_results
@@ -73,21 +73,20 @@ class Audit:
         return checked + (": " + "; ".join(problems) if problems else ", nothing rejected")
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise AuditError(f"{path} not found: is {path.parent} a tournament's output directory?") from None
-    except (OSError, ValueError) as exc:
-        raise AuditError(f"{path}: cannot read it ({exc})") from None
+def _read_json(path: Path, kind: str) -> Any:
+    """A JSON file of the folder, read within its cap (``referee.inputs``): a regular file, not too
+    big, not nested too deep; else ``AuditError`` in one line."""
+    if not path.exists() and not path.is_symlink():
+        raise AuditError(f"{path} not found: is {path.parent} a tournament's output directory?")
+    return parse_json(read_input(path, kind, AuditError), str(path), AuditError)
 
 
 def _secret(out: OutputDir) -> bytes | None:
-    try:
-        text = out.secret_path.read_text(encoding="ascii")
-    except FileNotFoundError:
+    if not out.secret_path.exists() and not out.secret_path.is_symlink():
         return None
-    except (OSError, UnicodeDecodeError):
+    try:
+        text = read_input(out.secret_path, "secret file", AuditError).decode("ascii")
+    except UnicodeDecodeError:
         raise AuditError(f"{out.secret_path} is unreadable") from None
     return parse_secret(text, str(out.secret_path))
 
@@ -95,7 +94,7 @@ def _secret(out: OutputDir) -> bytes | None:
 def _recompute(out: OutputDir, cached: dict[str, Any], results: list[GameResult]) -> dict[str, Any]:
     """The standings of ``results`` as the run computes them (``standings_files.current_standings``),
     its settings from ``tournament.json`` and, for what is not there, the cache."""
-    doc = _read_json(out.root / CONFIG_FILE)
+    doc = _read_json(out.root / CONFIG_FILE, "tournament record")
     try:
         identity = doc["identity"]
         history = doc.get("history")
@@ -132,15 +131,11 @@ def audit_output(output: Path) -> Audit:
     standings or its files cannot be read."""
     out = OutputDir(output)
     json_path, _ = standings_paths(output)
-    cached = _read_json(json_path)
+    cached = _read_json(json_path, "standings file")
     if not isinstance(cached, dict) or not isinstance(cached.get("entrants"), list):
         raise AuditError(f"{json_path}: not a standings file")
-    try:
-        data = out.results_path.read_bytes()
-    except FileNotFoundError:
-        data = b""
-    except OSError as exc:
-        raise AuditError(f"{out.results_path}: cannot read it ({exc.strerror})") from None
+    exists = out.results_path.exists() or out.results_path.is_symlink()
+    data = read_input(out.results_path, "results file", AuditError) if exists else b""
     secret = _secret(out)
     if secret is None:
         parsed = parse_results(data)

@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from referee.errors import UserFault
 from referee.games import GAMES, GameError, GameSpec, get_game
+from referee.inputs import parse_toml, read_input
 from referee.match.bubblewrap import SandboxMode
 from referee.match.commands import CommandError, check_command, fill_placeholders
 from referee.match.types import MAX_TIME_S, BotSpec, Limits
@@ -195,7 +196,7 @@ class TournamentConfig(_Model):
     game: str
     players: int | None = Field(None, description="shortcut for options.players")
     options: dict[str, Any] = Field(default_factory=dict)
-    seed: int = 0
+    seed: int = Field(0, ge=0, lt=2**SEED_BITS, description="the tournament seed: 0 to 2**63-1, as a deal seed")
     games_per_pairing: int = Field(1, ge=1, le=MAX_DEALS)
     rounds: int = Field(
         1, ge=1, le=MAX_DEALS, description="times the round robin (or gauntlet) is played, new deals each time")
@@ -409,22 +410,14 @@ class Tournament:
 
 
 def load_file(path: Path) -> dict[str, Any]:
-    import tomllib  # here: `referee play` builds its limits with this module and reads no TOML
-
+    """The tournament file's TOML: a regular file of at most 1 MB, nested at most ``MAX_DEPTH`` deep."""
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such tournament file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a directory, not a tournament file") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except UnicodeDecodeError as exc:  # TOML is UTF-8 text
-        raise ConfigError(f"{path}: not valid TOML: not UTF-8 text (byte {exc.start + 1} "
-                          f"is {exc.object[exc.start:exc.start + 1]!r})") from None
+        data = read_input(path, "tournament file", ConfigError)
+    except ConfigError as exc:
+        if str(exc) == f"{path}: no such file":
+            raise ConfigError(f"{path}: no such tournament file") from None
+        raise
+    return parse_toml(data, str(path), ConfigError)
 
 
 def parse(data: Mapping[str, Any], source: str = "tournament") -> TournamentConfig:
@@ -565,14 +558,11 @@ def _entrant_limits(ec: EntrantConfig, config: TournamentConfig) -> tuple[dict[s
 def read_deals(path: Path) -> tuple[int, ...]:
     """The deal seeds of a deals file: one integer (0 to 2**63-1) per line;
     blank lines and ``#`` comments (whole line or after a seed) are skipped."""
+    label = f"deals file {path}"
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"deals file {path}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"deals file {path}: is a directory") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"deals file {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        text = read_input(path, "deals file", ConfigError, label).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{label}: cannot read: {exc}") from None
     seeds: list[int] = []
     for number, line in enumerate(text.splitlines(), 1):
         item = line.split("#", 1)[0].strip()
@@ -600,13 +590,12 @@ def describe_overrides(overrides: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 
 def _read_secret_file(path: Path) -> bytes:
+    label = f"secret_file {path}"
     try:
-        text = path.read_text(encoding="ascii")
-    except FileNotFoundError:
-        raise ConfigError(f"secret_file {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"secret_file {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    return parse_secret(text, f"secret_file {path}")
+        text = read_input(path, "secret file", ConfigError, label).decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{label}: cannot read: {exc}") from None
+    return parse_secret(text, label)
 
 
 def _game_spec(name: str, registry: Mapping[str, GameSpec]) -> GameSpec:

@@ -35,6 +35,7 @@ import hashlib
 import hmac
 import json
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,9 +44,11 @@ from typing import Any
 import structlog
 import trio
 
+from referee.inputs import open_input, parse_json, read_input
+
 from .config import ConfigError, Tournament, describe_differences, new_secret, parse_secret
 from .durable import create_private, fsync_dir, fsync_file, write_atomic
-from .results import GameResult, ParsedResults, ResultLine, SequenceCheck, check_sequence, parse_results
+from .results import GameResult, ParsedResults, ResultLine, SequenceCheck, check_sequence, parse_results, read_results
 from .schedule import Shape, growth_problems
 
 log = structlog.get_logger("referee.tournament")
@@ -110,6 +113,7 @@ def open_output(t: Tournament) -> OpenedOutput:
         raise ConfigError(f"output {out.root} is not a directory")
     if not os.access(out.root, os.W_OK | os.X_OK):
         raise ConfigError(f"output directory {out.root} is not writable")
+    check_no_links(out)
 
     identity = t.identity()
     resuming = out.config_path.exists()
@@ -134,15 +138,17 @@ def open_output(t: Tournament) -> OpenedOutput:
 
     if not out.results_path.exists():
         return OpenedOutput(t, {}, [])
-    parsed = parse_results(out.results_path.read_bytes(), secret=t.secret)
+    parsed = read_results(out.results_path, secret=t.secret)
     done, rejected = _accept_results(t, out, parsed)
     if rejected:
         _set_aside(out, parsed, rejected)
     elif parsed.dropped:
-        with open(out.results_path, "r+b") as f:
-            f.truncate(parsed.good_bytes)
-            f.flush()
-            os.fsync(f.fileno())
+        fd = os.open(out.results_path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.ftruncate(fd, parsed.good_bytes)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     if parsed.dropped:
         log.warning("results_tail_cut", path=str(out.results_path), lines=parsed.dropped)
     assert t.secret is not None  # bound above
@@ -170,12 +176,9 @@ def set_aside_results(out: OutputDir, secret: bytes) -> list[ResultLine]:
     """The lines a resume moved to ``results.rejected.jsonl``, judged again under ``secret``
     (an authentic line whose record was missing or altered, or a rejected one): moved and
     reported, not deleted, so the ``seq`` they carry or claim counts as present."""
-    try:
-        data = out.rejected_path.read_bytes()
-    except FileNotFoundError:
+    if not out.rejected_path.exists() and not out.rejected_path.is_symlink():
         return []
-    except OSError as exc:
-        raise ConfigError(f"{out.rejected_path}: cannot read it ({exc.strerror})") from None
+    data = read_input(out.rejected_path, "results file", ConfigError)
     raws = []
     for text in data.splitlines():
         try:
@@ -213,8 +216,61 @@ def _next_sequence(out: OutputDir, secret: bytes) -> int:
     known = _next_seq.get(out.results_path)
     if known is not None and known[0] == _stat_key(out.results_path):
         return known[1]
-    data = out.results_path.read_bytes() if out.results_path.exists() else b""
+    exists = out.results_path.exists() or out.results_path.is_symlink()
+    data = read_input(out.results_path, "results file", ConfigError) if exists else b""
     return results_sequence(out, parse_results(data, secret=secret).lines, secret).next_seq
+
+
+#: The folders of an output directory that hold one entry per game: a folder of files, or files.
+_GAME_FOLDERS = {"records": "file", "stderr": "folder"}
+
+
+def check_no_links(out: OutputDir) -> None:
+    """Refuse (``ConfigError``) an output directory in which a write could leave it: a symbolic link
+    or anything but a regular file where the run writes a file, anything but a real folder where it
+    writes into one (``records -> /etc`` would put records in /etc).  Checked when the directory is
+    opened, before anything is read or written; the writes themselves do not follow a link at the
+    last step either (``durable``, ``ResultsWriter``).  The directory itself may be a link: the user
+    named it."""
+
+    def refuse(path: Path, what: str) -> ConfigError:
+        return ConfigError(f"{path} is {what}; an output directory holds only regular files and folders "
+                           f"(a write there must not leave it): remove it, or choose another output directory")
+
+    def kind(path: Path, st: os.stat_result) -> str:
+        if stat.S_ISLNK(st.st_mode):
+            return f"a symbolic link (to {os.readlink(path)})"
+        return "not a regular file" if not stat.S_ISDIR(st.st_mode) else "a folder"
+
+    try:
+        with os.scandir(out.root) as entries:
+            top = list(entries)
+        for entry in top:
+            path = Path(entry.path)
+            st = entry.stat(follow_symlinks=False)
+            want = _GAME_FOLDERS.get(entry.name)
+            if want is not None:
+                if not stat.S_ISDIR(st.st_mode):
+                    raise refuse(path, kind(path, st))
+                _check_folder(path, want, refuse, kind)
+            elif not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+                raise refuse(path, kind(path, st))
+    except OSError as exc:
+        raise ConfigError(f"cannot read output directory {out.root}: {exc.strerror or exc}") from None
+
+
+def _check_folder(folder: Path, want: str, refuse: Any, kind: Any) -> None:
+    """Every entry of ``folder`` a regular file (``want == "file"``), or a real folder of regular files."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            path = Path(entry.path)
+            st = entry.stat(follow_symlinks=False)
+            if want == "file" and not stat.S_ISREG(st.st_mode):
+                raise refuse(path, kind(path, st))
+            if want == "folder":
+                if not stat.S_ISDIR(st.st_mode):
+                    raise refuse(path, kind(path, st))
+                _check_folder(path, "file", refuse, kind)
 
 
 def _open_secret(out: OutputDir, given: bytes | None, *, resuming: bool) -> bytes:
@@ -222,8 +278,8 @@ def _open_secret(out: OutputDir, given: bytes | None, *, resuming: bool) -> byte
     path = out.secret_path
     if path.exists():
         try:
-            text = path.read_text(encoding="ascii")
-        except (OSError, UnicodeDecodeError):
+            text = read_input(path, "secret file", ConfigError).decode("ascii")
+        except UnicodeDecodeError:
             raise ConfigError(f"{path} is unreadable; choose another output directory") from None
         stored = parse_secret(text, str(path))
         if given is not None and not hmac.compare_digest(given, stored):
@@ -276,6 +332,8 @@ def _record_problem(out: OutputDir, result: GameResult) -> str | None:
         digest = _file_sha256(path)
     except FileNotFoundError:
         return f"its record {name} is missing"
+    except ConfigError as exc:
+        return f"its record {name} is unusable ({str(exc).removeprefix(f'{path}: ')})"
     except OSError as exc:
         return f"its record {name} is unreadable ({exc.strerror})"
     if digest != result.record_sha256:
@@ -284,7 +342,9 @@ def _record_problem(out: OutputDir, result: GameResult) -> str | None:
 
 
 def _file_sha256(path: Path) -> str:
-    with open(path, "rb") as f:
+    """The SHA-256 of a game's record: a regular file within a record's cap (``ConfigError`` if not:
+    a FIFO or device put in its place is refused, not waited on or read forever)."""
+    with open_input(path, "record", ConfigError) as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
@@ -300,10 +360,12 @@ def _set_aside(out: OutputDir, parsed: ParsedResults, rejected: list[tuple[Resul
         (json.dumps({"rejected_at": now, "line": line.number, "game_id": line.claimed_game, "problem": problem,
                      "raw": line.raw[:-1].decode("utf-8", "surrogateescape")}) + "\n").encode("ascii")
         for line, problem in rejected)
-    with open(out.rejected_path, "ab") as f:
-        f.write(side)
-        f.flush()
-        os.fsync(f.fileno())
+    fd = os.open(out.rejected_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, side)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     fsync_dir(out.root)
     gone = {line.number for line, _ in rejected}
     write_atomic(out.results_path, b"".join(line.raw for line in parsed.lines if line.number not in gone))
@@ -320,8 +382,9 @@ def _grown_history(out: OutputDir, t: Tournament) -> tuple[tuple[Shape, ...], bo
     (``ConfigError`` naming every change) when ``t`` would change or drop a
     game the run has scheduled: another seed, game, options or limits, an
     entrant changed or removed, other deal seeds, fewer deals or pairings."""
+    stored_doc = parse_json(read_input(out.config_path, "tournament record", ConfigError),
+                            str(out.config_path), ConfigError)
     try:
-        stored_doc = json.loads(out.config_path.read_bytes())
         stored = stored_doc["identity"]
         history = tuple(Shape.from_json(s) for s in stored_doc["history"]) if "history" in stored_doc else (
             Shape(tuple(e["name"] for e in stored["entrants"]),
@@ -385,7 +448,8 @@ class ResultsWriter:
         self.secret = secret
         self.seq = _next_sequence(out, secret)  # the next line's seq (results.check_sequence)
         self._lock = trio.Lock()
-        self._fd = os.open(out.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = os.open(out.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                           0o644)
         fsync_dir(out.root)
 
     def _append_sync(self, result: GameResult) -> GameResult:

@@ -41,7 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.errors import UserFault
 from referee.games import team_of_seat
+from referee.inputs import MAX_DEPTH, depth, read_input
 from referee.match.types import MatchResult, fault_line
 
 from .schedule import ScheduledGame
@@ -267,11 +269,25 @@ def parse_results(data: bytes, *, secret: bytes | None = None) -> ParsedResults:
     return ParsedResults(tuple(lines), pos, 1 if pos < len(data) else 0)
 
 
+def read_results(path: Path, *, secret: bytes | None = None) -> ParsedResults:
+    """``parse_results`` of the file ``path``: a regular file within the cap of a results file
+    (``referee.inputs``), else ``ResultsFileError`` in one line."""
+    return parse_results(read_input(path, "results file", ResultsFileError), secret=secret)
+
+
+class ResultsFileError(UserFault):
+    """A results file that cannot be read at all (not a regular file, over its cap)."""
+
+
 def _judge(number: int, raw: bytes, secret: bytes | None) -> ResultLine:
     try:
         data = json.loads(raw)
+    except RecursionError:
+        return ResultLine(number, raw, problem=f"not a result line (nested more than {MAX_DEPTH} deep)")
     except ValueError:  # UnicodeDecodeError included
         return ResultLine(number, raw, problem="not JSON")
+    if depth(data) > MAX_DEPTH:
+        return ResultLine(number, raw, problem=f"not a result line (nested more than {MAX_DEPTH} deep)")
     if not isinstance(data, dict):
         return ResultLine(number, raw, problem="not a JSON object")
     claimed = data.get("game_id")

@@ -6,7 +6,9 @@ found.  docs/debugging.md is the user's guide.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,7 +16,10 @@ import typer
 
 from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
+from referee.match.types import Limits
 from referee.text import shown
+
+_DEFAULTS = Limits()
 
 EXIT_REFUSED = 1  # the re-asked bot's reply was refused, or never came
 
@@ -43,7 +48,7 @@ def register(app: typer.Typer) -> None:
         bot: Annotated[list[str], typer.Option(
             "--bot", "-b", metavar="COMMAND",
             help="Without --from: the bot to ask, in the seat of request N (once). With --from: "
-            "the bots that play on, once per team or once per seat (default: the recorded bots).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
+            "the bots that play on, once per team or once per seat (or --bots-from-record).")] = [],  # noqa: B006 (typer builds a fresh list per call from this default)
         from_: Annotated[bool, typer.Option(
             "--from", help="Play the game on from request N: the recorded actions before it, then the bots.")] = False,
         new_record: Annotated[Path | None, typer.Option(
@@ -51,8 +56,20 @@ def register(app: typer.Typer) -> None:
         stderr_dir: Annotated[Path | None, typer.Option(
             help="Folder for the bots' stderr (default: none kept without --from; next to the new record with it).")]
         = None,
-        sandbox: Annotated[SandboxMode | None, typer.Option(
-            help="auto | required | off (default: the recorded game's setting).")] = None,
+        bots_from_record: Annotated[bool, typer.Option(
+            "--bots-from-record", help="With --from and no --bot: run the commands the record names "
+            "(printed first). A record is data: without this flag none of its commands runs.")] = False,
+        sandbox: Annotated[SandboxMode, typer.Option(
+            help="auto | required | off, as for play; never the record's setting.")] = SandboxMode.AUTO,
+        memory_mb: Annotated[int, typer.Option(help="Memory cap per bot in MB, as for play; 0 = none.")] = (
+            _DEFAULTS.memory_mb or 0),
+        cpu_s: Annotated[int, typer.Option(help="CPU-time cap per bot process in seconds; 0 = none.")] = (
+            _DEFAULTS.cpu_s or 0),
+        max_processes: Annotated[int, typer.Option(
+            help="Most live processes a bot may run, its descendants included; 0 = none.")] = (
+            _DEFAULTS.max_processes or 0),
+        max_open_files: Annotated[int, typer.Option(help="Open-file cap per bot process; 0 = none.")] = (
+            _DEFAULTS.max_open_files or 0),
         force: Annotated[bool, typer.Option(
             "--force", help="With --from: overwrite NEW if it exists (default: a new name, said).")] = False,
         quiet: Annotated[bool, typer.Option(
@@ -67,30 +84,44 @@ def register(app: typer.Typer) -> None:
         import trio
 
         from referee.cli.common import bot_specs_for_seats, make_console, resolve_sandbox
-        from referee.cli.play import EXIT_FORFEIT, claim_record, print_result
+        from referee.cli.play import EXIT_FORFEIT, claim_record, limits_from_flags, print_result
         from referee.match.ask import Replay, ask, describe_recorded, play_on, recorded_bots
         from referee.match.record import read_record
 
 
         rec = read_record(record)
         replay = Replay(rec)
-        mode = sandbox.value if sandbox is not None else None
-        resolve_sandbox(mode or replay.limits.sandbox)
+        # The operator's limits and sandbox; the record gives each seat only its time limits.
+        limits = dataclasses.replace(limits_from_flags({
+            "--memory-mb": memory_mb, "--cpu-s": cpu_s, "--max-processes": max_processes,
+            "--max-open-files": max_open_files}), sandbox=sandbox.value)
+        if bots_from_record and (not from_ or bot):
+            raise UserError("--bots-from-record goes with --from and without --bot")
+        resolve_sandbox(sandbox.value)
         console = make_console()
         if from_:
             if new_record is None:
                 raise UserError("--from needs --record NEW: where to write the new game's record")
             if new_record.resolve() == Path(record).resolve():
                 raise UserError(f"--record {new_record}: that is the recorded game itself; name a new file")
-            bots = (bot_specs_for_seats(replay.spec, replay.options, bot, seed=rec.header.seed) if bot
-                    else recorded_bots(rec))
+            if not bot and not bots_from_record:
+                raise UserError("--from runs the bots you name: give --bot once per team or per seat, or "
+                                "--bots-from-record to run the commands the record names (a record is data)")
+            if bot:
+                bots = bot_specs_for_seats(replay.spec, replay.options, bot, seed=rec.header.seed)
+            else:
+                bots = recorded_bots(rec)
+                console.print("The record's bot commands (--bots-from-record):", markup=False)
+                for s, b in enumerate(bots):
+                    where = f"  (in {shown(str(b.cwd))})" if b.cwd else ""
+                    console.print(f"  seat {s}: {shown(shlex.join(b.command))}{where}", markup=False)
             new_record = claim_record(new_record, force=force)  # never over an earlier record unless --force
             err_dir = stderr_dir or new_record.with_name(new_record.name.removesuffix(".jsonl") + ".stderr")
             try:
                 err_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise UserError(f"cannot create {exc.filename}: {exc.strerror}") from None
-            result = trio.run(lambda: play_on(rec, n, bots, new_record, stderr_dir=err_dir, sandbox=mode))
+            result = trio.run(lambda: play_on(rec, n, bots, new_record, limits=limits, stderr_dir=err_dir))
             if not quiet:
                 console.print(f"What-if from request {n} of {record}: the recorded actions before it, then the "
                               "bots.", markup=False)
@@ -112,7 +143,7 @@ def register(app: typer.Typer) -> None:
                 stderr_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise UserError(f"cannot create stderr folder {stderr_dir}: {exc.strerror}") from None
-        answer = trio.run(lambda: ask(rec, n, spec, stderr_dir=stderr_dir, sandbox=mode))
+        answer = trio.run(lambda: ask(rec, n, spec, limits=limits, stderr_dir=stderr_dir))
         verdict = "legal" if answer.legal else f"refused: {answer.reason}"
         if quiet:
             console.print(shown(f"verdict: {verdict}: {answer.message}"), markup=False)

@@ -8,10 +8,9 @@ what the seat got in the recorded game.
 
 * ``Replay(rec).lines_for(seat, n)``: the lines seat ``seat`` received up to
   and including request ``n`` (``referee replay --request``).
-* ``ask(rec, n, bot)``: plays the recorded game again with ``bot`` in the seat
+* ``ask(rec, n, bot, limits=...)``: plays the recorded game again with ``bot`` in the seat
   of request ``n`` and the other seats replaying their recorded replies; the
-  bot is started, sandboxed and limited as in the recorded game, gets the same
-  hello, the same events and its earlier requests (its replies to those are
+  bot gets the same hello, the same events and its earlier requests (its replies to those are
   read, one line each within the time limit, and ignored: the recorded action
   is applied), then request ``n``, whose reply is judged and returned.
 * ``play_on(rec, n, bots, record_path)``: the what-if; every seat is a real
@@ -21,12 +20,21 @@ what the seat got in the recorded game.
 
 It all runs through ``runner.run_match``: the channels here only stand between
 the runner and the bots (``channel_for``), so the conversation is the live one.
+
+A record is data, never a launcher's settings.  What a bot is told about time
+(its handshake, decision and time-bank limits, in ``hello`` and each request)
+is the record's, checked to be in range: it is the game as it went.  Every
+other limit and the sandbox are the operator's (``limits``: the command line's
+flags and defaults); a seat's own limits in the header cannot turn the sandbox
+off or lift a cap (``seat_limits``).  The commands the header names run only
+when the caller passes them on (``recorded_bots``, behind ``--bots-from-record``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +51,9 @@ from referee.match.channel import BotChannel, BotFault
 from referee.match.clock import TimeBank
 from referee.match.record import DecisionLine, FaultLine, ReadyLine, Record, RecordError
 from referee.match.runner import ChannelFactory, action_reader, hello_for, run_match
-from referee.match.types import BotSpec, FaultReason, Limits, MatchResult
+from referee.match.types import MAX_TIME_S, BotSpec, FaultReason, Limits, MatchResult
+
+_DEFAULT_LIMITS = Limits()
 
 
 class AskError(UserFault):
@@ -82,10 +92,13 @@ class Replay:
         if header.rules_version != self.spec.rules_version:
             raise RecordError(f"{rec.path}: the record uses rules version {header.rules_version!r}, this "
                               f"referee has {self.spec.rules_version!r}: its requests cannot be rebuilt")
-        self.limits = Limits.from_json(header.limits or {})
+        # The time each seat was told it had; nothing else of the recorded limits is taken.
+        self.times = _recorded_times(rec.path, "limits", header.limits or {}, {})
         # A bot with limits of its own (a tournament entrant's) had them instead of the game's.
-        self.seat_limits = [Limits.from_json(s.limits) if s.limits is not None else self.limits
-                            for s in header.seats]
+        self.seat_times = [_recorded_times(rec.path, f"seats.{i}.limits", s.limits, self.times)
+                           if s.limits is not None else self.times for i, s in enumerate(header.seats)]
+        self.limits = with_times(_DEFAULT_LIMITS, self.times)
+        self.seat_limits = [with_times(_DEFAULT_LIMITS, t) for t in self.seat_times]
         ready = next((e for e in rec.entries if isinstance(e, ReadyLine)), None)
         self.wants_events = list(ready.events) if ready is not None else [True] * rec.seats
         self.ready_names = list(ready.names) if ready is not None else [s.name for s in header.seats]
@@ -103,6 +116,9 @@ class Replay:
     def request(self, n: int) -> Request:
         """Request ``n`` of the record, or ``AskError`` saying which ids there are."""
         if not self.requests:
+            if self.rec.bad_line is not None:
+                raise AskError(f"{self.rec.path}: no request in this record before its corrupt line "
+                               f"{self.rec.bad_line} ({self.rec.bad_reason})")
             raise AskError(f"{self.rec.path}: no request in this record (the game ended before the first one)")
         if not 1 <= n <= len(self.requests):
             raise AskError(f"request {n}: {self.rec.path} has requests 1 … {len(self.requests)}")
@@ -335,15 +351,43 @@ class Answer:
     stderr_tail: tuple[str, ...] = ()
 
 
-def _limits_for(replay: Replay, sandbox: str | None) -> Limits:
-    values = replay.limits.to_json()
-    if sandbox is not None:
-        values["sandbox"] = sandbox
-    return Limits.from_json(values)
+#: The limits a record says each seat was told (``hello``'s ``limits``); the rest are the operator's.
+TIME_FIELDS = ("handshake_s", "decision_s", "time_bank_s")
 
 
-async def ask(rec: Record, n: int, bot: BotSpec, *, stderr_dir: Path | None = None,
-              sandbox: str | None = None) -> Answer:
+def _recorded_times(path: Path, where: str, data: object, base: dict[str, float]) -> dict[str, float]:
+    """The time limits of a record's ``limits`` object (``base``'s where it has none), each a finite
+    number of seconds within ``MAX_TIME_S`` (``time_bank_s`` may be 0), or ``RecordError``."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{path}: header {where}: not an object")
+    out = {k: base.get(k, getattr(_DEFAULT_LIMITS, k)) for k in TIME_FIELDS}
+    for key in TIME_FIELDS:
+        if key not in data:
+            continue
+        value = data[key]
+        low_ok = (lambda v: v >= 0) if key == "time_bank_s" else (lambda v: v > 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                math.isfinite(value) and low_ok(value) and value <= MAX_TIME_S):
+            shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:20] + "…"
+            raise RecordError(f"{path}: header {where}.{key}: {shown} is not a time limit "
+                              f"(seconds, {'0' if key == 'time_bank_s' else 'more than 0'} to {MAX_TIME_S:g})")
+        out[key] = float(value)
+    return out
+
+
+def seat_limits(replay: Replay, seat: int, operator: Limits) -> Limits:
+    """The limits seat ``seat``'s bot runs under: the operator's (sandbox, memory, processes, ...)
+    with the time the record says that seat was told.  Nothing in the record can lift a cap."""
+    return with_times(operator, replay.seat_times[seat])
+
+
+def with_times(limits: Limits, times: dict[str, float]) -> Limits:
+    """``limits`` with the time limits ``times`` (``TIME_FIELDS``)."""
+    return dataclasses.replace(limits, handshake_s=times["handshake_s"], decision_s=times["decision_s"],
+                               time_bank_s=times["time_bank_s"])
+
+
+async def ask(rec: Record, n: int, bot: BotSpec, *, limits: Limits, stderr_dir: Path | None = None) -> Answer:
     """Re-ask request ``n`` of ``rec`` to ``bot`` (see the module's docstring)."""
     replay = Replay(rec)
     req = replay.request(n)
@@ -357,12 +401,13 @@ async def ask(rec: Record, n: int, bot: BotSpec, *, stderr_dir: Path | None = No
         asked.append(_Replaying(default(s, spec), plan, capture=n))
         return asked[0]
 
-    seats = recorded_bots(rec)
-    seats[seat] = dataclasses.replace(bot, limits=seats[seat].limits)
+    # The other seats are no processes (``_Recorded``): their commands are names only here.
+    seats = [dataclasses.replace(b, limits=seat_limits(replay, s, limits)) for s, b in enumerate(recorded_bots(rec))]
+    seats[seat] = dataclasses.replace(bot, limits=seat_limits(replay, seat, limits))
     result: MatchResult | None = None
     with plan.scope:
         result = await run_match(replay.spec.name, replay.options, seats, seed=rec.header.seed,
-                                 limits=_limits_for(replay, sandbox), stderr_dir=stderr_dir,
+                                 limits=with_times(limits, replay.times), stderr_dir=stderr_dir,
                                  channel_for=channel_for)
     channel = asked[0]
     earlier = [r.n for r in replay.requests[: n - 1] if r.seat == seat]
@@ -384,8 +429,8 @@ async def ask(rec: Record, n: int, bot: BotSpec, *, stderr_dir: Path | None = No
     raise AssertionError(f"the re-asked bot neither replied to request {n} nor faulted")  # pragma: no cover
 
 
-async def play_on(rec: Record, n: int, bots: list[BotSpec], record_path: Path, *,
-                  stderr_dir: Path | None = None, sandbox: str | None = None) -> MatchResult:
+async def play_on(rec: Record, n: int, bots: list[BotSpec], record_path: Path, *, limits: Limits,
+                  stderr_dir: Path | None = None) -> MatchResult:
     """The what-if: the recorded actions before request ``n``, then ``bots`` play (module docstring)."""
     replay = Replay(rec)
     decided = sum(r.action is not None for r in replay.requests)
@@ -396,21 +441,21 @@ async def play_on(rec: Record, n: int, bots: list[BotSpec], record_path: Path, *
     if len(bots) != rec.seats:
         raise AskError(f"{replay.spec.name} needs {rec.seats} bots, got {len(bots)}")
     plan = _Plan({r.n: r.action for r in replay.requests if r.action is not None}, take_over=n)
-    own = recorded_bots(rec)
-    bots = [dataclasses.replace(b, limits=o.limits) if o.limits is not None else b
-            for b, o in zip(bots, own, strict=True)]
+    bots = [dataclasses.replace(b, limits=seat_limits(replay, s, limits)) for s, b in enumerate(bots)]
 
     def channel_for(s: int, spec: BotSpec, default: ChannelFactory) -> BotChannel:
         return _Replaying(default(s, spec), plan)
 
     return await run_match(replay.spec.name, replay.options, bots, seed=rec.header.seed, record_path=record_path,
-                           limits=_limits_for(replay, sandbox), stderr_dir=stderr_dir, channel_for=channel_for)
+                           limits=with_times(limits, replay.times), stderr_dir=stderr_dir,
+                           channel_for=channel_for)
 
 
 def recorded_bots(rec: Record) -> list[BotSpec]:
-    """The bots of the recorded game, as its header names them."""
-    return [BotSpec(name=s.name, command=tuple(s.command), cwd=s.cwd, named=s.named,
-                    limits=Limits.from_json(s.limits) if s.limits is not None else None) for s in rec.header.seats]
+    """The bots of the recorded game as its header names them: name, command and folder only
+    (the header's limits are not a launcher's: ``seat_limits``).  Run them only when the user
+    asked for exactly that (``referee ask --from --bots-from-record``), after showing them."""
+    return [BotSpec(name=s.name, command=tuple(s.command), cwd=s.cwd, named=s.named) for s in rec.header.seats]
 
 
 def describe_recorded(replay: Replay, req: Request) -> str:
@@ -423,5 +468,5 @@ def describe_recorded(replay: Replay, req: Request) -> str:
     return f"forfeited: {f.reason}: {f.message}{shown}"
 
 
-__all__ = ["Answer", "AskError", "Line", "Replay", "Request", "ask", "describe_recorded", "play_on",
-           "recorded_bots"]
+__all__ = ["TIME_FIELDS", "Answer", "AskError", "Line", "Replay", "Request", "ask", "describe_recorded", "play_on",
+           "recorded_bots", "seat_limits"]

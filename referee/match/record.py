@@ -36,6 +36,7 @@ Lines are written as the game goes and flushed at least every 0.1 s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,10 +46,12 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, Val
 from pydantic_core import to_json
 
 from referee.errors import OutputError, UserFault
-from referee.games import Outcome
+from referee.games import GAMES, GameError, Outcome
+from referee.inputs import read_input
 from referee.match.record_bytes import RECORD_FORMAT as RECORD_FORMAT  # re-exported: the runner's
 from referee.match.record_bytes import decision_entry_bytes as decision_entry_bytes  # bytes live there
 from referee.match.record_bytes import event_entry_bytes as event_entry_bytes
+from referee.match.record_bytes import seats_problem
 
 
 class RecordError(UserFault):
@@ -107,7 +110,29 @@ class RecordWriter:
 class _Line(BaseModel):
     # strict: a record is machine-written, so "3" is not 3 and true is not 1;
     # extra="ignore": fields added by newer referees are skipped, not refused.
-    model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
+    # allow_inf_nan=False: the runner never writes NaN or Infinity (they are no JSON numbers).
+    model_config = ConfigDict(frozen=True, strict=True, extra="ignore", allow_inf_nan=False)
+
+
+#: The tokens of the numbers JSON has not (the record's parser reads them); a line without them has none.
+_NONFINITE = (b"NaN", b"Infinity")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` if no number in it is NaN or infinite (they are no JSON numbers; the runner never
+    writes one), else ``ValueError`` saying where; nesting is bounded already by the JSON parser.
+    Typed float fields refuse them themselves (``allow_inf_nan=False``); this walks the JSON objects
+    whose shape is the game's (options, events, outcome detail), only for a line holding such a token."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError(f"{where.lstrip('.')}: {item} (NaN and infinity are no JSON numbers)")
+        if isinstance(item, dict):
+            stack.extend((f"{where}.{k}", v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+    return value
 
 
 class SeatEntry(_Line):
@@ -289,23 +314,56 @@ class Record:
         return [s.name for s in self.header.seats]
 
 
+def _entry_problem(entry: Any, seats: int, teams: int) -> str | None:
+    """Why a line names a seat or team the game does not have (or a count out of range), if it does.
+    On every line of a record read: the common kinds first, by exact type."""
+    kind = type(entry)
+    if kind is EventLine:
+        to = entry.to
+        if to is None or all(0 <= s < seats for s in to):
+            return None
+        return f"to: {to}: the game has seats 0 … {seats - 1}"
+    if kind is DecisionLine or kind is FaultLine:
+        if not 0 <= entry.seat < seats:
+            return f"seat {entry.seat}: the game has seats 0 … {seats - 1}"
+        if kind is DecisionLine and (entry.n < 1 or entry.ms < 0):
+            return f"request {entry.n} taking {entry.ms} ms: ids count from 1, times from 0"
+        return None
+    if kind is ReadyLine and not len(entry.names) == len(entry.events) == seats:
+        return f"{len(entry.names)} names and {len(entry.events)} event choices for {seats} seats"
+    if kind is ResultLine and any(not 0 <= t < teams for t in entry.outcome.winners):
+        return f"outcome: winners {entry.outcome.winners}: the game has teams 0 … {teams - 1}"
+    return None
+
+
+def check_header(path: Path, header: HeaderLine) -> tuple[int, int] | None:
+    """The header against its game: its options valid and its seats the game's (``RecordError``
+    if not); the game's (seats, teams), or None for a game this referee does not know."""
+    spec = GAMES.get(header.game)
+    if spec is None:
+        return None
+    try:
+        options = spec.normalize_options(dict(header.options))
+    except GameError as exc:
+        raise RecordError(f"{path}: header options: {exc}") from None
+    problem = seats_problem(spec, options, [(s.seat, s.team) for s in header.seats])
+    if problem is not None:
+        raise RecordError(f"{path}: header seats: {problem}")
+    return spec.num_seats(options), spec.num_teams(options)
+
+
 def read_record(path: Path) -> Record:
     """Read and validate a record.  A torn or missing tail marks it truncated, and
     a corrupt line marks it corrupt there, rather than failing; a file without a
-    valid header is a ``RecordError``."""
+    valid header, or whose header does not fit its game (``check_header``), is a
+    ``RecordError``.  A line naming a seat the game does not have is a corrupt line."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise RecordError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RecordError(f"{path}: is a directory, not a record") from None
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read ({exc.strerror})") from None
+    raw = read_input(path, "record", RecordError)
     lines = raw.split(b"\n")
     if not lines[0].strip():
         raise RecordError(f"{path}: empty file, not a match record")
     rec = Record(path=path, header=read_header(path, lines[0]))
+    shape = check_header(path, rec.header)
     for i, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -313,6 +371,10 @@ def read_record(path: Path) -> Record:
             entry = _LINE.validate_json(line)
             if isinstance(entry, HeaderLine):
                 raise ValueError("a second header")
+            if b"NaN" in line or b"Infinity" in line:  # _NONFINITE, spelt out: on every line
+                _finite(entry.model_dump())
+            if shape is not None and (problem := _entry_problem(entry, *shape)) is not None:
+                raise ValueError(problem)
         except (ValidationError, ValueError) as exc:
             rec.truncated = True
             if i != len(lines):  # not merely a torn last line: a corrupt one
@@ -350,4 +412,9 @@ def read_header(path: Path, line: bytes) -> HeaderLine:
         raise RecordError(f"{path}: line 1: header {describe_validation_error(exc)}") from None
     if not isinstance(header, HeaderLine):
         raise RecordError(f"{path}: not a match record (no header line)")
+    if any(token in line for token in _NONFINITE):
+        try:
+            _finite(header.model_dump())
+        except ValueError as exc:
+            raise RecordError(f"{path}: line 1: header {exc}") from None
     return header

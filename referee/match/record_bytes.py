@@ -8,6 +8,9 @@ write bytes, need not build the models at start-up.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from pydantic_core import to_json
 
 RECORD_FORMAT = "referee-record/1"
@@ -18,6 +21,18 @@ def decision_entry_bytes(n: int, seat: int, decision: str, legal_json: bytes, ac
     The bytes ``to_json`` gives for the line's dict (``DecisionLine``'s fields in order)."""
     return b'{"record":"decision","n":%d,"seat":%d,"decision":%b,"legal":%b,"action":%b,"ms":%b}\n' % (
         n, seat, to_json(decision), legal_json, to_json(action), to_json(ms))
+
+
+def seats_problem(spec: Any, options: Mapping[str, Any], seats: Sequence[tuple[Any, Any]]) -> str | None:
+    """Why a header's seats, as (seat, team) pairs, are not those of ``spec`` with (normalised)
+    ``options``, or None when they are: as many as the game seats, numbered in order, each in its team."""
+    want = spec.num_seats(options)
+    if len(seats) != want:
+        return f"{len(seats)} seats, the game with these options has {want}"
+    for i, (seat, team) in enumerate(seats):
+        if seat != i or team != (want_team := spec.team_of(i, options)):
+            return f"seats.{i}: seat {seat!r} of team {team!r}, the game has seat {i} in team {want_team}"
+    return None
 
 
 _TO_TAILS: dict[tuple[int, ...] | None, bytes] = {None: b',"to":null}\n'}  # a handful of seat sets per game

@@ -31,8 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_core import from_json, to_json
 
+from referee.errors import UserFault
 from referee.games import GameError, Outcome, start_game
-from referee.match.record_bytes import RECORD_FORMAT, event_entry_bytes
+from referee.inputs import read_input
+from referee.match.record_bytes import RECORD_FORMAT, event_entry_bytes, seats_problem
 
 if TYPE_CHECKING:  # the typed path's models: the fast path imports them only when it falls back
     from referee.match.record import Record
@@ -234,19 +236,23 @@ def verify_fast(path: Path) -> tuple[dict[str, Any], Verification] | None:
     says why.  A sound record in the runner's encoding is checked without the
     record's pydantic models (``plain_line``)."""
     try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
+        raw = read_input(path, "record", UserFault)
+    except UserFault:
+        return None  # read_record says why
     lines = raw.split(b"\n")
     header = _header(path, lines[0])
     if header is None:
         return None
     try:
-        spec, _, state, events = start_game(header["game"], header["seed"], header["options"])
+        spec, options, state, events = start_game(header["game"], header["seed"], header["options"])
     except GameError:
         return None
     if header.get("rules_version") != spec.rules_version:
         return None
+    seats = header["seats"]
+    if not isinstance(seats, list) or not all(isinstance(s, dict) for s in seats) or seats_problem(
+            spec, options, [(s.get("seat"), s.get("team")) for s in seats]) is not None:
+        return None  # read_record says what is wrong with them
     # Each engine event as the record line the runner writes for it (with the newline that
     # split took off the record's lines).
     pending = deque(event_entry_bytes(to_json(e.data), e.to) for e in events)

@@ -30,10 +30,13 @@ def no_hang(seconds: int = HANG_S) -> Iterator[None]:
 
 def referee_in_process(*args) -> tuple[int, str, str]:
     """``referee ARGS`` in this process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
+    # stdout with a byte buffer under it, as a real one has (``replay --request`` writes bytes).
+    raw, err = io.BytesIO(), io.StringIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace", write_through=True)
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = run([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
+    out.flush()
+    return code, raw.getvalue().decode("utf-8", "backslashreplace"), err.getvalue()
 
 
 def assert_clear_answer(code: int, stderr: str, allowed: set[int], context: object = "") -> None:

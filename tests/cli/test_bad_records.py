@@ -3,8 +3,11 @@
 Real records (played by the random sample bot through the match runner, one
 ending in a forfeit) are damaged the ways files get damaged: fields deleted,
 values of the wrong type, truncation, bit flips, lines swapped, dropped or
-doubled.  Every mode of ``referee replay`` (plain, ``--deal``, ``--seat``,
-``--verify``, ``--summary``) must then exit 0 (shown, perhaps as corrupt), 1
+doubled; and the ways a crafted file is made: a header with another number of
+seats, a line naming a seat the game lacks, a value nested 5,000 deep, with
+thousands of digits, or NaN.  Every mode of ``referee replay`` (plain,
+``--deal``, ``--seat``, ``--verify``, ``--summary``, ``--request N --history``,
+``--html``) must then exit 0 (shown, perhaps as corrupt), 1
 (``--verify`` found a divergence) or 2 (not a record: one line), with no
 traceback, never 70, and never hang.
 """
@@ -12,6 +15,7 @@ traceback, never 70, and never hang.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,14 +40,25 @@ GAMES = [
     ("pegs-and-jokers", {"players": 4, "max_turns": 100}, 4, None),
     ("back-alley", {}, 4, CRASHER),  # ends in a fault line and a forfeit
 ]
-MODES = [[], ["--deal", "2"], ["--seat", "1"], ["--verify"], ["--summary"]]
+MODES = [[], ["--deal", "2"], ["--seat", "1"], ["--verify"], ["--summary"], ["--request", "3", "--history"],
+         ["--html", "{dir}/page.html"]]
+#: Examples per run of the fuzzer (REFEREE_FUZZ_EXAMPLES raises it for a long run).
+EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", "60"))
+#: Stands for a value whose JSON is written by hand after ``json.dumps`` (too deep for it, or not JSON).
+PLACEHOLDER = "@@raw@@"
+RAW_VALUES = st.sampled_from([
+    b"[" * 5000 + b"]" * 5000, b'{"a":' * 300 + b"1" + b"}" * 300, b"[" * 63 + b"]" * 63, b"9" * 5000,
+    b"-" + b"9" * 400, b"NaN", b"Infinity", b"-Infinity", b"1e999",
+])
 
 
-def modes(game: str) -> list[list[str]]:
-    """The replay modes of ``game``: Pegs and Jokers picks turns, not deals (it refuses --deal)."""
+def modes(game: str, folder: Path | None = None) -> list[list[str]]:
+    """The replay modes of ``game``: Pegs and Jokers picks turns, not deals (it refuses --deal);
+    ``--html`` writes its page into ``folder``."""
+    out = [[a.replace("{dir}", str(folder)) for a in m] for m in MODES]
     if game == "pegs-and-jokers":
-        return [["--turns", "2-5"] if m[:1] == ["--deal"] else m for m in MODES]
-    return MODES
+        return [["--turns", "2-5"] if m[:1] == ["--deal"] else m for m in out]
+    return out
 
 
 class Records(list):
@@ -115,7 +130,8 @@ def _delete(value, path):
 
 @st.composite
 def mutation(draw, lines: list[bytes], steps: list[str]) -> list[bytes]:
-    kind = draw(st.sampled_from(["retype", "delete", "truncate", "bitflip", "swap", "drop", "double"]))
+    kind = draw(st.sampled_from(["retype", "delete", "truncate", "bitflip", "swap", "drop", "double",
+                                 "raw", "seats", "seat_ref"]))
     lines = list(lines)
     # Early lines (header, first deal) and the last ones (fault, result) matter most.
     n = len(lines)
@@ -125,7 +141,30 @@ def mutation(draw, lines: list[bytes], steps: list[str]) -> list[bytes]:
         value = json.loads(lines[i])
     except ValueError:  # damaged by an earlier step already
         value = None
-    if kind in ("retype", "delete") and isinstance(value, (dict, list)):
+    if kind == "seats" and i == 0 and isinstance(value, dict) and isinstance(value.get("seats"), list) \
+            and value["seats"]:
+        # A header with another number of seats (0, one too few or many, 100), numbered in order.
+        count = draw(st.sampled_from([0, 1, len(value["seats"]) - 1, len(value["seats"]) + 1, 100]))
+        first = value["seats"][0]
+        value = {**value, "seats": [dict(first, seat=s, team=s % 2) if isinstance(first, dict) else first
+                                    for s in range(count)]}
+        steps.append(f"header: {count} seats")
+        lines[i] = json.dumps(value).encode() + b"\n"
+    elif kind == "seat_ref" and isinstance(value, dict) and value.get("record") in ("decision", "fault", "event"):
+        # A line naming a seat the game does not have.
+        odd = draw(st.sampled_from([99, -1, 4, 6, 8, 2**40]))
+        key = "to" if value["record"] == "event" else "seat"
+        value = {**value, key: [odd] if key == "to" else odd}
+        steps.append(f"line {i + 1}: {key} = {value[key]!r}")
+        lines[i] = json.dumps(value).encode() + b"\n"
+    elif kind == "raw" and isinstance(value, (dict, list)):
+        # A value replaced by text json.dumps would not write: nested deep, thousands of digits, NaN.
+        path = draw(st.sampled_from(list(_paths(value))))
+        raw = draw(RAW_VALUES)
+        text = json.dumps(_set(value, path, PLACEHOLDER)).encode()
+        lines[i] = text.replace(json.dumps(PLACEHOLDER).encode(), raw, 1) + b"\n"
+        steps.append(f"line {i + 1}: {list(path)} = {raw[:12]!r}… ({len(raw)} bytes)")
+    elif kind in ("retype", "delete") and isinstance(value, (dict, list)):
         paths = list(_paths(value))
         if kind == "delete":
             paths = [p for p in paths if p] or [()]
@@ -143,7 +182,7 @@ def mutation(draw, lines: list[bytes], steps: list[str]) -> list[bytes]:
         cut = draw(st.integers(0, len(raw)))
         steps.append(f"cut at byte {cut} of {len(raw)}")
         return raw[:cut].splitlines(keepends=True)
-    elif kind == "bitflip" or kind in ("retype", "delete"):
+    elif kind in ("bitflip", "retype", "delete", "raw", "seats", "seat_ref"):
         line = bytearray(lines[i])
         pos = draw(st.integers(0, len(line) - 1))
         bit = draw(st.integers(0, 7))
@@ -184,13 +223,13 @@ def test_the_undamaged_records_replay_and_verify(records, tmp_path):
     for i, lines in enumerate(records):
         path = tmp_path / f"{i}.jsonl"
         path.write_bytes(b"".join(lines))
-        for mode in modes(GAMES[i][0]):
+        for mode in modes(GAMES[i][0], tmp_path):
             code, out, err = referee_in_process("replay", path, *mode)
             assert code == 0 and err == "", (i, mode, err)
         assert referee_in_process("replay", path, "--verify")[1].startswith("OK: verified")
 
 
-@settings(max_examples=60, deadline=None, database=None,
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.data_too_large])
 @given(data=st.data())
@@ -199,7 +238,7 @@ def test_damaged_records_get_a_clear_answer_in_every_replay_mode(records, workdi
     path = workdir / "damaged.jsonl"
     path.write_bytes(damage.raw)
     with no_hang():
-        for mode in modes(GAMES[damage.which][0]):
+        for mode in modes(GAMES[damage.which][0], workdir):
             code, out, err = referee_in_process("replay", path, *mode)
             allowed = {0, 1, 2} if mode == ["--verify"] else {0, 2}
             assert_clear_answer(code, err, allowed, (GAMES[damage.which][0], mode, damage.steps))

@@ -1,8 +1,10 @@
 """Damaged tournament files and odd command-line values: a clear answer, never a bug.
 
 The example tournaments are damaged (settings deleted or given values of
-another type, ``inf``, huge numbers, unknown keys; bytes flipped, the text
-cut, bytes that are not UTF-8) and checked with ``referee run --dry-run``;
+another type, ``inf``, huge numbers, unknown keys; values nested thousands
+deep or with thousands of digits; a ``secret_file`` or ``deals`` file that is
+a device, a FIFO, a folder or over its cap; bytes flipped, the text cut, bytes
+that are not UTF-8) and checked with ``referee run --dry-run``;
 ``play``, ``run --dry-run`` and ``replay`` get random values for their flags.
 The answer is always exit 0 or a one-line refusal with exit 2: no traceback,
 never 70, never a hang.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import sys
 import tomllib
@@ -28,7 +31,9 @@ EXAMPLES = ROOT / "tournaments" / "examples"
 RANDOM_BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
 QUICK_BOT = shutil.which("false") or "false"  # starts and exits at once: a game ends at the handshake
 TEAMS = {"back-alley": 2, "schmier": 3, "pegs-and-jokers": 2}
-SETTINGS = settings(max_examples=60, deadline=None, database=None,
+#: Examples per run of each fuzzer (REFEREE_FUZZ_EXAMPLES raises it for a long run).
+EXAMPLES_PER_RUN = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", "60"))
+SETTINGS = settings(max_examples=EXAMPLES_PER_RUN, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
@@ -97,15 +102,34 @@ def _delete(value, path):
     return [v for i, v in enumerate(value) if i != path[0]]
 
 
+#: Stands for a value whose TOML is written by hand (too deep for ``toml_value``, or a huge number).
+PLACEHOLDER = "@@raw@@"
+RAW_TOML = st.sampled_from([
+    "[" * 5000 + "]" * 5000, "[" * 64 + "]" * 64, "[" * 65 + "]" * 65, "{ a = " * 300 + "1" + " }" * 300,
+    "9" * 5000, "9" * 4000, "-" + "9" * 4300, "1e99999", "0x" + "f" * 3000,
+])
+#: What a file a tournament names (``secret_file``, ``deals``) may be instead of a file of its kind.
+ODD_FILES = ["/dev/zero", "/dev/urandom", "/dev/null", "{fifo}", "{sparse}", "/", "/no/such/file", "/etc/shadow"]
+
+
 @st.composite
 def damaged_toml(draw) -> tuple[list[str], bytes]:
     data = draw(st.sampled_from(EXAMPLE_DATA))
     steps = []
+    raw_value = None
     for _ in range(draw(st.integers(1, 3))):
         paths = [p for p in _paths(data) if p]
         path = draw(st.sampled_from(paths))
-        kind = draw(st.sampled_from(["retype", "delete", "add"]))
-        if kind == "retype":
+        kind = draw(st.sampled_from(["retype", "delete", "add", "raw", "file"]))
+        if kind == "raw":
+            raw_value = draw(RAW_TOML)
+            data = _set(data, path, PLACEHOLDER)
+            steps.append(f"{list(path)} = {raw_value[:12]}… ({len(raw_value)} characters)")
+        elif kind == "file":
+            key, odd_file = draw(st.sampled_from(["secret_file", "deals"])), draw(st.sampled_from(ODD_FILES))
+            data = {**data, key: odd_file}
+            steps.append(f"{key} = {odd_file}")
+        elif kind == "retype":
             odd = draw(ODD)
             data = _set(data, path, odd)
             steps.append(f"{list(path)} = {odd!r}")
@@ -117,7 +141,10 @@ def damaged_toml(draw) -> tuple[list[str], bytes]:
                                         draw(st.sampled_from(["decision_s", "memory_mb", "cpu_s", "typo_s"])):
                                             draw(ODD)}}
             steps.append(f"limits: {data['limits']}")
-    raw = bytearray(to_toml(data).encode())
+    text = to_toml(data)
+    if raw_value is not None:
+        text = text.replace(json.dumps(PLACEHOLDER), raw_value)
+    raw = bytearray(text.encode())
     text_damage = draw(st.sampled_from(["none", "bitflip", "cut", "latin1"]))
     if text_damage == "bitflip":
         pos = draw(st.integers(0, len(raw) - 1))
@@ -147,6 +174,12 @@ def test_the_undamaged_examples_pass_the_dry_run(tmp_path):
 def test_damaged_tournament_files_get_a_clear_answer(damaged, tmp_path):
     steps, raw = damaged
     path = tmp_path / "t.toml"
+    fifo, sparse = tmp_path / "fifo", tmp_path / "sparse"
+    if not fifo.exists():  # tmp_path is the same for every example
+        os.mkfifo(fifo)
+    with open(sparse, "wb") as f:
+        f.truncate(100 << 20)  # over every cap of a file a tournament names
+    raw = raw.replace(b"{fifo}", str(fifo).encode()).replace(b"{sparse}", str(sparse).encode())
     path.write_bytes(raw)
     with no_hang():
         code, _, err = referee_in_process("run", path, "--dry-run")

@@ -199,7 +199,13 @@ def test_play_on_from_a_decision_writes_a_record_that_verifies(faulted, tmp_path
     (["1", "--from"], "--from needs --record NEW"),
     (["1", "--bot", RANDOM, "--record", "x.jsonl"], "--record goes with --from"),
     (["1", "--bot", "no-such-program-here"], "not found"),
-    (["99999", "--from", "--record", "{tmp}/n.jsonl"], "request 99999: the bots can take over at requests 1 … "),
+    (["99999", "--from", "--record", "{tmp}/n.jsonl", "--bot", RANDOM, "--bot", RANDOM],
+     "request 99999: the bots can take over at requests 1 … "),
+    (["1", "--from", "--record", "{tmp}/n.jsonl"], "or --bots-from-record to run the commands the record names"),
+    (["1", "--bot", RANDOM, "--bots-from-record"], "--bots-from-record goes with --from and without --bot"),
+    (["1", "--from", "--record", "{tmp}/n.jsonl", "--bot", RANDOM, "--bots-from-record"],
+     "--bots-from-record goes with --from and without --bot"),
+    (["1", "--bot", RANDOM, "--memory-mb", "-1"], "--memory-mb must be 0 or more"),
 ])
 def test_bad_ask_input_is_one_line_and_status_2(faulted, tmp_path, args, fragment):
     record, _ = faulted

@@ -99,7 +99,9 @@ def test_replay_verify_of_a_damaged_record_still_names_the_divergence(schmier_re
     damaged = tmp_path / "damaged.jsonl"
     damaged.write_bytes(b"\n".join(lines))
     code, out, loaded = modules_loaded_by(["replay", "--verify", str(damaged)])
-    assert code == 1 and out.startswith(f"DIVERGENCE: line {i + 1}: record has seat 9"), out
+    # A seat the game does not have (9x of 6) makes the line corrupt: the verdict names it.
+    assert code == 1 and out.startswith(f"DIVERGENCE: record is truncated (unreadable line {i + 1}: seat 9"), out
+    assert "the game has seats 0 … 5" in out
     assert "referee.match.record" in loaded  # the typed path, models and all, said why
 
 
