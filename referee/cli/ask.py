@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from referee.cli.errors import UserError
+from referee.cli.options import CpuOption, MemoryOption, OpenFilesOption, ProcessesOption
 from referee.match.bubblewrap import SandboxMode
 from referee.match.types import Limits
 from referee.text import shown
@@ -61,15 +62,10 @@ def register(app: typer.Typer) -> None:
             "(printed first). A record is data: without this flag none of its commands runs.")] = False,
         sandbox: Annotated[SandboxMode, typer.Option(
             help="auto | required | off, as for play; never the record's setting.")] = SandboxMode.AUTO,
-        memory_mb: Annotated[int, typer.Option(help="Memory cap per bot in MB, as for play; 0 = none.")] = (
-            _DEFAULTS.memory_mb or 0),
-        cpu_s: Annotated[int, typer.Option(help="CPU-time cap per bot process in seconds; 0 = none.")] = (
-            _DEFAULTS.cpu_s or 0),
-        max_processes: Annotated[int, typer.Option(
-            help="Most live processes a bot may run, its descendants included; 0 = none.")] = (
-            _DEFAULTS.max_processes or 0),
-        max_open_files: Annotated[int, typer.Option(help="Open-file cap per bot process; 0 = none.")] = (
-            _DEFAULTS.max_open_files or 0),
+        memory_mb: MemoryOption = _DEFAULTS.memory_mb or 0,
+        cpu_s: CpuOption = _DEFAULTS.cpu_s or 0,
+        max_processes: ProcessesOption = _DEFAULTS.max_processes or 0,
+        max_open_files: OpenFilesOption = _DEFAULTS.max_open_files or 0,
         force: Annotated[bool, typer.Option(
             "--force", help="With --from: overwrite NEW if it exists (default: a new name, said).")] = False,
         quiet: Annotated[bool, typer.Option(

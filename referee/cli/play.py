@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from referee.cli.errors import UserError
+from referee.cli.options import CpuOption, MemoryOption, OpenFilesOption, ProcessesOption
 from referee.match.bubblewrap import SandboxMode
 from referee.match.types import Limits
 from referee.text import shown
@@ -185,16 +186,10 @@ def register(app: typer.Typer) -> None:
         decision_ms: Annotated[int, typer.Option(help="Time limit per decision, in ms.")] = 1000,
         handshake_ms: Annotated[int, typer.Option(help="Time limit for a bot's ready, in ms.")] = 10000,
         time_bank_ms: Annotated[int, typer.Option(help="Extra time per bot per game, in ms.")] = 0,
-        memory_mb: Annotated[int, typer.Option(
-            help="Memory cap per bot in MB: address space of each process and resident memory of the "
-            "bot with its children; 0 = none.")] = _DEFAULTS.memory_mb or 0,
-        cpu_s: Annotated[int, typer.Option(help="CPU-time cap per bot process in seconds; 0 = none.")] = (
-            _DEFAULTS.cpu_s or 0),
-        max_processes: Annotated[int, typer.Option(
-            help="Most live processes a bot may run, its descendants included; 0 = none.")] = (
-            _DEFAULTS.max_processes or 0),
-        max_open_files: Annotated[int, typer.Option(help="Open-file cap per bot process; 0 = none.")] = (
-            _DEFAULTS.max_open_files or 0),
+        memory_mb: MemoryOption = _DEFAULTS.memory_mb or 0,
+        cpu_s: CpuOption = _DEFAULTS.cpu_s or 0,
+        max_processes: ProcessesOption = _DEFAULTS.max_processes or 0,
+        max_open_files: OpenFilesOption = _DEFAULTS.max_open_files or 0,
         max_line_bytes: Annotated[int, typer.Option(help="Longest line a bot may write, in bytes.")] = (
             _DEFAULTS.max_line_bytes),
         stderr_keep_bytes: Annotated[int, typer.Option(
