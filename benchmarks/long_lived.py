@@ -1,6 +1,7 @@
 """Long-lived bots (protocol version 2) against one process per game, same run.
 
-    python benchmarks/long_lived.py [--games-per-pairing 50] [--sleepy-games-per-pairing 10] [--skip-random] [--skip-tables]
+    python benchmarks/long_lived.py [--games-per-pairing 50] [--sleepy-games-per-pairing 10] \\
+                                    [--skip-random] [--skip-tables]
 
 Targets (issue 14):
 

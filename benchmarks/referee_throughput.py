@@ -264,7 +264,7 @@ async def main() -> None:
     med = {k: statistics.median(v) for k, v in rates.items()}
     stolen = (cpu_ticks()[1] - steal0) / (time.perf_counter() - t0)
     med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
-    paired = {k: sorted(r / b for r, b in zip(rates["referee"], rates[k])) for k in ("json", "raw")}
+    paired = {k: sorted(r / b for r, b in zip(rates["referee"], rates[k], strict=True)) for k in ("json", "raw")}
 
     def ratios(kind: str) -> str:
         p = paired[kind]

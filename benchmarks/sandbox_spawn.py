@@ -119,10 +119,8 @@ class CpuAccount:
         """Move whatever is left (this process) back to the root and remove the group."""
         try:
             for pid in (self.path / "cgroup.procs").read_text().split():
-                try:
+                with contextlib.suppress(OSError):
                     (self.ROOT / "cgroup.procs").write_text(pid)
-                except OSError:
-                    pass
             self.path.rmdir()
         except OSError:
             pass

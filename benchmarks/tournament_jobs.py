@@ -23,6 +23,7 @@ the pairs cancel most of that).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
@@ -211,8 +212,8 @@ def main() -> int:
     if args.rounds > 1:  # ratios within each round, where the machine's drift cancels
         report["paired"] = {
             f"jobs{b}/jobs{a}": sorted(round(y["games_per_min"] / x["games_per_min"], 3)
-                                      for x, y in zip(runs[a], runs[b]))
-            for a, b in zip(settings, settings[1:])
+                                      for x, y in zip(runs[a], runs[b], strict=True))
+            for a, b in itertools.pairwise(settings)
         }
     if 1 in by_jobs:
         report["speedup_ceiling"] = round(report["cores"] / by_jobs[1]["cores_busy"], 2)

@@ -2,7 +2,8 @@
 """A bot that follows the events, for any of the three games, and plays the first legal action
 that is not a ``pass`` (so that deals get played).
 
-    referee play schmier --bot ".venv/bin/python sample_bots/event_follower.py" --bot "python3 sample_bots/random_bot.py" \\
+    referee play schmier --bot ".venv/bin/python sample_bots/event_follower.py" \\
+                         --bot "python3 sample_bots/random_bot.py" \\
                          --bot "python3 sample_bots/random_bot.py"
 
 It knows no game: it keeps its own hand from the event vocabulary every game

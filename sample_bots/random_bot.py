@@ -33,7 +33,7 @@ def main(argv):
         if line.startswith('{"type":"request"'):
             msg = json.loads(line)
             action = rng.choice(msg["legal"])
-            out.write('{"type":"action","id":%d,"action":%s}\n' % (msg["id"], json.dumps(action)))
+            out.write(f'{{"type":"action","id":{msg["id"]:d},"action":{json.dumps(action)}}}\n')
             out.flush()
             continue
         msg = json.loads(line)

@@ -59,9 +59,8 @@ def test_pure_packages_import_no_io_frameworks(package):
     assert files
     bad = []
     for f in files:
-        for mod in imported_modules(f):
-            if top(mod) in FORBIDDEN[package]:
-                bad.append(f"{f.relative_to(ROOT)} imports {mod}")
+        bad.extend(f"{f.relative_to(ROOT)} imports {mod}" for mod in imported_modules(f)
+                   if top(mod) in FORBIDDEN[package])
     assert not bad, "\n".join(bad)
 
 

@@ -20,6 +20,7 @@ Real processes throughout: every game is a real ``run_match`` or tournament.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -165,10 +166,8 @@ def scene(tmp_path, monkeypatch):
     tcp.close()
     unix.close()
     for pid in daemons(s.marker):  # the control's daemons survive their game: they are ours to end
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     for place in MEMO_PLACES:
         for p in place.glob(f"escape-memo-{s.key}-*"):
             p.unlink(missing_ok=True)
@@ -338,7 +337,8 @@ def probe_tournament(scene: Scene, sandbox: str, *, gentle: bool):
             "--needle-hex", secret.hex().encode().hex()]
     data = {"game": "back-alley", "seed": 5, "games_per_pairing": 1, "jobs": 1, "output": str(out),
             "sandbox": sandbox, "limits": {"handshake_s": SANDBOXED.handshake_s, "decision_s": SANDBOXED.decision_s},
-            "entrants": [{"name": n, "command": [sys.executable, str(scene.probe)], "args": args, "cwd": str(scene.work)}
+            "entrants": [{"name": n, "command": [sys.executable, str(scene.probe)], "args": args,
+                          "cwd": str(scene.work)}
                          for n in ("a", "b")]}
     t = resolve(parse(data), scene.tmp).with_secret(secret)
     assert t.limits.sandbox == sandbox
@@ -419,7 +419,8 @@ SHIPPED = {  # id: (game, options, command without the seed)
     "random_bot.py": ("back-alley", {}, lambda tmp: (sys.executable, str(BOTS / "random_bot.py"))),
     "python_random_bot.py": ("pegs-and-jokers", {"players": 4},
                              lambda tmp: (sys.executable, str(BOTS / "python_random_bot.py"))),
-    "heuristic/back_alley.py": ("back-alley", {}, lambda tmp: (sys.executable, str(BOTS / "heuristic" / "back_alley.py"))),
+    "heuristic/back_alley.py": ("back-alley", {},
+                                lambda tmp: (sys.executable, str(BOTS / "heuristic" / "back_alley.py"))),
     "heuristic/schmier.py": ("schmier", {"max_deals": 10},
                              lambda tmp: (sys.executable, str(BOTS / "heuristic" / "schmier.py"))),
     "heuristic/pegs_and_jokers.py": ("pegs-and-jokers", {"players": 4},

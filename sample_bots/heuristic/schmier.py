@@ -193,9 +193,9 @@ class Trick:
             return True
         k = self.k
         p = k.power(card, led)
-        if any(k.is_trump(c) and k.power(c) > p for c in self.unseen):
-            if k.is_trump(card) or any(led in self.voids[s] for s in opponents):
-                return False
+        if any(k.is_trump(c) and k.power(c) > p for c in self.unseen) and (
+                k.is_trump(card) or any(led in self.voids[s] for s in opponents)):
+            return False
         if not k.is_trump(card):
             return not any(c[1] == led and not k.is_trump(c) and k.power(c, led) > p for c in self.unseen)
         return True

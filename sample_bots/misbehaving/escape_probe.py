@@ -180,7 +180,7 @@ def read_path(path, limit=4096):
         return bool(data), f"{path}: {len(data)} bytes: {show(data)}", data
     names = sorted(os.listdir(path))
     read, failed, seen = [], 0, []
-    for folder, dirs, files in os.walk(path):
+    for folder, _dirs, files in os.walk(path):
         for name in sorted(files)[:50]:
             try:
                 with open(os.path.join(folder, name), "rb") as f:

@@ -22,8 +22,9 @@ def spread(request, n):
     for _ in range(n):
         if os.fork() == 0:
             try:
-                block = b"\x01" * (96 << 20)
+                block = b"\x01" * (96 << 20)  # written, so its pages are really resident
                 time.sleep(600)
+                del block  # held, by this name, through the whole sleep
             finally:
                 os._exit(0)
     write(answer(request))

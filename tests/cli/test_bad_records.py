@@ -18,6 +18,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -84,8 +85,8 @@ def records(tmp_path_factory) -> Records:
         if odd_bot is not None:
             bots[1] = BotSpec("crasher", (sys.executable, str(odd_bot)))
         path = folder / f"{i}.jsonl"
-        result = trio.run(lambda: run_match(game, options, bots, seed=7 + i, record_path=path,
-                                            limits=Limits(decision_s=10, handshake_s=20)))
+        result = trio.run(partial(run_match, game, options, bots, seed=7 + i, record_path=path,
+                                  limits=Limits(decision_s=10, handshake_s=20)))
         assert (result.fault is not None) == (odd_bot is not None)
         out.append(path.read_bytes().splitlines(keepends=True))
     return out

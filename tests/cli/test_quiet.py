@@ -129,7 +129,8 @@ def tournament(tmp_path_factory):
 def test_run_quiet_prints_one_summary_line_and_no_tables(tournament):
     out, res = tournament
     assert lines(res.stdout) == ["pegs-and-jokers: 2 games; tied first: a, b; 0 forfeits"] or (
-        len(lines(res.stdout)) == 1 and lines(res.stdout)[0].startswith("pegs-and-jokers: 2 games; leader ")), res.stdout
+        len(lines(res.stdout)) == 1
+        and lines(res.stdout)[0].startswith("pegs-and-jokers: 2 games; leader ")), res.stdout
     assert "Standings" not in res.stdout + res.stderr and "games 2/2" not in res.stderr  # no tables, no progress
     assert f"output: {out} (standings.json" in res.stderr
     assert "\x1b[" not in res.stderr  # no live display's control sequences

@@ -7,6 +7,7 @@ bids first.  A hand of ``h`` cards is deal ``14 - h`` (BA-2).
 from __future__ import annotations
 
 import collections
+import itertools
 import json
 import random
 import re
@@ -75,7 +76,7 @@ def test_0_4_dealer_moves_left_every_deal():
     _, log = random_game(3)
     dealers = [e["dealer"] for e in of_type(log, "deal")]
     assert len(dealers) >= 25
-    assert all(b == (a + 1) % 4 for a, b in zip(dealers, dealers[1:]))
+    assert all(b == (a + 1) % 4 for a, b in itertools.pairwise(dealers))
 
 
 def test_0_5_cards_are_dealt_one_at_a_time_from_the_dealers_left():

@@ -632,7 +632,7 @@ def test_PJ_9_one_player_home_is_not_a_win_for_the_team():
 def test_PJ_9_ruling_max_turns_ends_the_game_as_a_draw():
     state, _ = SPEC.new_game(1, {"players": 4, "max_turns": 5})
     rng = random.Random(1)
-    for i in range(5):
+    for _ in range(5):
         assert state.outcome() is None
         events = state.apply(rng.choice(state.legal_actions()))
     out = state.outcome()

@@ -10,6 +10,7 @@ so timing tests are deterministic on any machine.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import random
@@ -105,10 +106,8 @@ class FakeBot(BotChannel):
 
     def say(self, data: bytes) -> None:
         """Write bytes to the bot's stdout (nothing, once it is closed)."""
-        try:
+        with contextlib.suppress(trio.ClosedResourceError):
             self._stdout.send_nowait(data)
-        except trio.ClosedResourceError:
-            pass
 
     def close_stdout(self) -> None:
         self._stdout.close()

@@ -117,7 +117,8 @@ async def test_a_process_whose_seat_faulted_is_replaced_and_the_others_play_on(t
     results, shared = await play_all(tmp_path, games)
     assert results[0].fault is None and results[2].fault is None
     fault = results[1].fault
-    assert fault is not None and fault.reason is FaultReason.INVALID_ACTION and fault.seat in (1, 3)  # no action of the game
+    # no action of the game:
+    assert fault is not None and fault.reason is FaultReason.INVALID_ACTION and fault.seat in (1, 3)
     second, third = hellos(tmp_path, 1), set(hellos(tmp_path, 2).values())
     assert second[fault.seat] not in third  # the faulted process was not given game 3
     # Team a, and b's other seat (its game ended by the other's fault, not its own), played on.

@@ -76,7 +76,8 @@ def test_a_resumed_tournament_plays_the_game_the_kill_interrupted(tmp_path, monk
     out = tmp_path / "out"
 
     def a_game_is_half_written() -> bool:
-        return any(count_lines(p) >= 50 for p in (out / "records").glob("*.jsonl")) if (out / "records").is_dir() else False
+        records = out / "records"
+        return any(count_lines(p) >= 50 for p in records.glob("*.jsonl")) if records.is_dir() else False
 
     with marked_processes(monkeypatch) as token:
         proc = subprocess.Popen(referee_cmd("run", toml, "--output", out, "-q"), cwd=ROOT,

@@ -67,7 +67,8 @@ async def test_a_fault_at_one_table_ends_only_that_game(tmp_path):
     # Seat 0 of every game is the one "bad" process; it errs at one of its tables.
     results, shared = await play_at_once(tmp_path, [[bad, good, good, good] for _ in range(4)])
     faults = [r.fault for r in results if r.fault is not None]
-    assert len(faults) == 1 and faults[0].reason is FaultReason.INVALID_ACTION and faults[0].seat == 0  # no action of the game
+    # no action of the game:
+    assert len(faults) == 1 and faults[0].reason is FaultReason.INVALID_ACTION and faults[0].seat == 0
     assert sum(r.outcome.status == "forfeit" for r in results) == 1
     assert shared is not None and shared.started == 4
 

@@ -195,10 +195,13 @@ def _near_plain_lines():
     """Lines at and around the plain action form: right ones, and one edit away."""
     ids = st.integers(min_value=-5, max_value=10**19).map(str) | st.sampled_from(["01", "1.0", "1e2", " 1", "-0"])
     actions = st.text(max_size=12) | st.sampled_from(["AS", "pass", "play:7H", "a\\u0041", 'x"y', "x" * 1001])
-    plain = st.builds(lambda i, a: '{"type":"action","id":%s,"action":"%s"}' % (i, a), ids, actions)
+    plain = st.builds(lambda i, a: f'{{"type":"action","id":{i},"action":"{a}"}}', ids, actions)
     edits = st.sampled_from(["", " ", "\r", ",", "}", '"', "\\", "\x00", "é", '"type":"action",'])
-    return st.builds(lambda line, pos, edit: (line[:pos % (len(line) + 1)] + edit + line[pos % (len(line) + 1):]).encode(),
-                     plain, st.integers(min_value=0), edits)
+    def edited(line: str, pos: int, edit: str) -> bytes:
+        at = pos % (len(line) + 1)
+        return (line[:at] + edit + line[at:]).encode()
+
+    return st.builds(edited, plain, st.integers(min_value=0), edits)
 
 
 @given(_near_plain_lines())
@@ -216,7 +219,8 @@ def test_plain_action_fast_path_agrees_with_the_decoder(line: bytes) -> None:
         assert isinstance(full, ActionMsg), (line, full)
         assert (full.id, full.action) == fast
     if isinstance(full, ActionMsg) and 0 <= full.id < 10**18 and "\\" not in line.decode() \
-            and all(32 <= ord(c) < 127 for c in full.action) and line == f'{{"type":"action","id":{full.id},"action":"{full.action}"}}'.encode():
+            and all(32 <= ord(c) < 127 for c in full.action) \
+            and line == f'{{"type":"action","id":{full.id},"action":"{full.action}"}}'.encode():
         assert fast == (full.id, full.action), line  # the common form really takes the fast path
 
 

@@ -323,7 +323,8 @@ MESSAGES = [
     (S.AWAIT_READY, READY, Ready("bob", False)),
     (S.AWAIT_ACTION, GOOD, Action(RID, "AS")),
     (S.AWAIT_ACTION, b'{"type":"action","id":5,"action":"K\\u0053"}\n', Action(RID, "KS")),
-    (S.AWAIT_ACTION, b'{"type":"action","id":6,"action":"AS"}\n', Fault("wrong_request", "answered request 6, expected 5")),
+    (S.AWAIT_ACTION, b'{"type":"action","id":6,"action":"AS"}\n',
+     Fault("wrong_request", "answered request 6, expected 5")),
 ]
 
 
@@ -343,7 +344,7 @@ def test_a_message_cut_anywhere_is_the_same_message(message, cuts):
     state, data, expected = message
     conv = conversation(state)
     points = sorted({c for c in cuts if 0 < c < len(data)})
-    pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)])]
+    pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
     for piece in pieces[:-1]:
         conv.receive_data(piece)
         assert conv.next_event() is NEED_DATA

@@ -125,7 +125,7 @@ def test_line_buffer_gives_the_same_lines_however_the_bytes_are_cut(parts, cuts,
     buf = LineBuffer(cap)
     points = sorted({c for c in cuts if 0 < c < len(data)})
     got = []
-    for a, b in zip([0, *points], [*points, len(data)]):
+    for a, b in zip([0, *points], [*points, len(data)], strict=True):
         got += buf.feed(data[a:b])
     if len(rest) > cap:  # an unfinished line over the cap is refused before its newline comes
         expected.append(TOO_LONG)

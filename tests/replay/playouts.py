@@ -12,7 +12,8 @@ def event_entry(e) -> EventLine:
     return EventLine(event=e.data, to=None if e.to is None else list(e.to))
 
 
-def recorded_playout(spec: GameSpec, seed: int, options: dict | None, choice_seed: int) -> tuple[list[Entry], GameState]:
+def recorded_playout(spec: GameSpec, seed: int, options: dict | None,
+                     choice_seed: int) -> tuple[list[Entry], GameState]:
     """Entries (events and decisions, as in a match record) of a game with
     uniformly random actions drawn from ``random.Random(choice_seed)``, and its final state."""
     state, events = spec.new_game(seed, options)

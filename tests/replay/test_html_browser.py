@@ -225,7 +225,8 @@ def test_card_game_page_shows_the_engines_trick_and_score(pages, opened, game):
     o.step(len(o.index) - 1)
     assert o.attr("#step", "data-kind") == "end"
     assert o.scores() == read_record(rec).result.outcome.scores == list(final.outcome().scores)
-    assert "Result: win" in o.page.locator("#result").inner_text() or "Result: draw" in o.page.locator("#result").inner_text()
+    assert ("Result: win" in o.page.locator("#result").inner_text()
+            or "Result: draw" in o.page.locator("#result").inner_text())
 
 
 @pytest.mark.parametrize("game", ["back-alley", "schmier"])
@@ -432,7 +433,8 @@ def test_pages_make_no_network_request(pages, opened):
         o.page.select_option("#view", "0")
         assert o.requests, "the route saw no request at all"
         assert all(u.startswith(("file://", "data:")) for u in o.requests), (key, o.requests)
-        assert "default-src 'none'" in o.page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
+        csp = o.page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
+        assert "default-src 'none'" in csp
 
 
 def test_cards_are_drawn_as_cards(pages, opened):

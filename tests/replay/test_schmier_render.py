@@ -19,11 +19,8 @@ def record(seed, options=None, choice_seed=None):
 
 def seat_view(entries, seat):
     """What the match runner hands the renderer when replaying for ``seat``."""
-    out = []
-    for e in entries:
-        if e.record == "event" and (e.to is None or seat in e.to) or e.record == "decision" and e.seat == seat:
-            out.append(e)
-    return out
+    return [e for e in entries
+            if e.record == "event" and (e.to is None or seat in e.to) or e.record == "decision" and e.seat == seat]
 
 
 # --- renderer --------------------------------------------------------------------

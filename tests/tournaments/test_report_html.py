@@ -194,7 +194,6 @@ def test_a_large_run_links_records_and_says_how_to_make_the_replay_pages(tmp_pat
     run_two_games(out)
     for game in (0, 1):
         (out / "records" / f"{game:06d}.html").unlink()
-    data = json.loads((out / "standings.json").read_text())
     monkeypatch.setattr(html_report, "REPLAYS_AT_RUN_END", 1)  # two games are "many" here
     page = write_html_report(out, out / "report.html").read_text()  # as at the end of a run
     assert not (out / "records" / "000000.html").exists()
@@ -210,7 +209,6 @@ def test_replay_pages_that_cannot_be_written_leave_the_record_links_and_say_why(
     run_two_games(out)
     for game in (0, 1):
         (out / "records" / f"{game:06d}.html").unlink()
-    data = json.loads((out / "standings.json").read_text())
     real_write = html_report.write_atomic
 
     def full_disk(path, data):

@@ -78,7 +78,7 @@ async def test_results_do_not_depend_on_jobs_or_finishing_order(tmp_path, autoju
         rng = random.Random(seed)
         out = tmp_path / f"out{jobs}"
         run = await run_tournament(tournament(out, jobs=jobs, secret=SECRET),
-                                   play=FakePlay(delay=lambda n: rng.random()))
+                                   play=FakePlay(delay=lambda n, rng=rng: rng.random()))
         runs.append((standings_json(run), result_lines(out)))
     assert runs[0] == runs[1] == runs[2]
 

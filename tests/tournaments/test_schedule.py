@@ -35,7 +35,7 @@ def test_two_team_round_robin_plays_every_pair_in_both_seatings_on_each_deal():
     per_pairing = Counter(g.pairing for g in games)
     assert set(per_pairing) == set(itertools.combinations(NAMES, 2))
     assert set(per_pairing.values()) == {6}
-    for (pairing, deal), group in itertools.groupby(games, key=lambda g: g.deal_key):
+    for (pairing, _deal), group in itertools.groupby(games, key=lambda g: g.deal_key):
         group = list(group)
         assert sorted(g.teams for g in group) == sorted(itertools.permutations(pairing))
         assert len({g.seed for g in group}) == 1, "rivals must hold the same cards"
