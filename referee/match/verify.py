@@ -139,7 +139,8 @@ _ACTION_MS = re.compile(rb'"([^"\\\x00-\x1f]*)","ms":-?(?:0|[1-9][0-9]*)(?:\.[0-
 # A type is int, float (an int is one too), str, bool, dict (a JSON object), [T] (a list of T),
 # a tuple of alternatives (None among them: null), a str constant, or a nested field dict.
 # tests/match/test_verify_fast.py holds these to the models, field by field.
-_SEAT = {"seat": int, "team": int, "name": str, "command": [str], "cwd?": (str, None), "limits?": (dict, None)}
+_SEAT = {"seat": int, "team": int, "name": str, "command": [str], "cwd?": (str, None), "limits?": (dict, None),
+         "named?": bool}
 _PLAIN: dict[str, dict[str, Any]] = {
     "header": {"record": "header", "format": RECORD_FORMAT, "game": str, "rules_version?": (str, None),
                "options": dict, "seed": int, "seats": [_SEAT], "limits?": (dict, None),

@@ -100,8 +100,9 @@ def test_ask_quiet_prints_the_verdict_line_only(game):
 
 def test_ask_from_quiet_prints_the_result_line_only(game, tmp_path):
     path, _ = game
-    loud = referee("ask", path, 5, "--from", "--record", tmp_path / "a.jsonl")
-    quiet = referee("ask", path, 5, "--from", "--record", tmp_path / "b.jsonl", "-q")
+    bots = ("--bot", f"{BOT} {{seed}}") * 2  # a record is data: the bots that play on (one per team) are named
+    loud = referee("ask", path, 5, "--from", "--record", tmp_path / "a.jsonl", *bots)
+    quiet = referee("ask", path, 5, "--from", "--record", tmp_path / "b.jsonl", "-q", *bots)
     assert quiet.returncode == loud.returncode == 0, quiet.stderr
     assert len(lines(quiet.stdout)) == 1 and quiet.stdout.startswith("Result: ")
     assert quiet.stdout.splitlines()[0] in loud.stdout.splitlines() and len(lines(loud.stdout)) > 1
