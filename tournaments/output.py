@@ -223,6 +223,10 @@ def _next_sequence(out: OutputDir, secret: bytes) -> int:
 
 #: The folders of an output directory that hold one entry per game: a folder of files, or files.
 _GAME_FOLDERS = {"records": "file", "stderr": "folder"}
+#: The files a run reads or writes at the top of an output directory: never anything but a regular
+#: file (a folder named standings.json would stop the run only at its end, when it is written).
+_RUN_FILES = frozenset({CONFIG_FILE, RESULTS_FILE, REJECTED_FILE, SECRET_FILE, "standings.json",
+                        "standings.csv", "report.html"})
 
 
 def check_no_links(out: OutputDir) -> None:
@@ -253,7 +257,7 @@ def check_no_links(out: OutputDir) -> None:
                 if not stat.S_ISDIR(st.st_mode):
                     raise refuse(path, kind(path, st))
                 _check_folder(path, want, refuse, kind)
-            elif not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+            elif not stat.S_ISREG(st.st_mode) and (entry.name in _RUN_FILES or not stat.S_ISDIR(st.st_mode)):
                 raise refuse(path, kind(path, st))
     except OSError as exc:
         raise ConfigError(f"cannot read output directory {out.root}: {exc.strerror or exc}") from None

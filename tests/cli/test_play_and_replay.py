@@ -305,7 +305,8 @@ def test_ask_from_never_overwrites_a_record_without_force(ba_record, tmp_path):
     path, _ = ba_record
     new = tmp_path / "what-if.jsonl"
     args = ("ask", path, 30, "--from", "--record", new, "-q")
-    assert referee(*args).returncode == 0
+    first = referee(*args, "--bot", BOT + " 3", "--bot", BOT + " 4")
+    assert first.returncode == 0, first.stderr
     before = new.read_bytes()
     again = referee(*args, "--bot", BOT + " 5", "--bot", BOT + " 6")
     assert again.returncode == 0, again.stderr

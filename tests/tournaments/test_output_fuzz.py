@@ -220,3 +220,17 @@ def test_a_damaged_output_folder_gets_a_clear_answer_and_no_write_outside_it(fin
     reported = referee("report", work / "out", "--html", tmp_path / "report.html")
     assert_clear(reported, ("report", d))
     assert tree(victim) == before, ("a write left the output folder", d)
+
+
+@pytest.mark.parametrize("name", [f for f in FILES if "/" not in f])
+def test_a_folder_where_a_run_file_belongs_is_refused_when_the_folder_is_opened(finished, tmp_path, name):
+    # Found by the fuzzer above: a folder named standings.json passed the opening checks, the
+    # games were played, and the run stopped at its end (exit 74) when it wrote the standings.
+    work = tmp_path / "case"
+    shutil.copytree(finished, work, symlinks=True)
+    path = work / "out" / name
+    path.unlink()
+    path.mkdir()
+    resumed = referee("run", work / "t.toml")
+    assert resumed.returncode == 2, resumed.stderr
+    assert f"{path} is a folder" in resumed.stderr and resumed.stderr.count("\n") == 1, resumed.stderr
