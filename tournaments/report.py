@@ -228,7 +228,8 @@ def _fitted(data: dict[str, Any], title: str, width: int | None,
             columns: Sequence[str] | None) -> tuple[list[Table], bool]:
     tables, split = fit_grids(standings_grids(data, title, width, columns), width)
     if sprt := data.get("sprt"):
-        box = Table(title="SPRT", show_header=False)
+        # fitted like the others: its lines wrap between words inside the width
+        box = Table(title="SPRT", show_header=False, width=width)
         box.add_column("", no_wrap=False, overflow="fold")
         for line in sprt_lines(sprt):
             box.add_row(line)

@@ -237,3 +237,17 @@ def test_the_live_leader_lines_wrap_a_long_name_whole_and_cut_nothing(width):
     assert "…" not in "\n".join(lines)
     assert long_name in "".join(line.strip() for line in lines)  # whole, if over several lines
     assert lines[-1].strip() == "and 1 more"
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_sprt_box_wraps_inside_the_width(width):
+    data, _ = standings(["v2", "v1"])
+    data["sprt"] = {"a": "v2", "b": "v1", "elo0": 0.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05, "llr": 3.09,
+                    "lower": -2.94, "upper": 2.94, "decision": "H1", "units": 17, "games": 35,
+                    "games_per_unit": 2, "max_games": 400, "distribution": [1, 2, 3, 4, 7], "history": [],
+                    "verdict": "H1 accepted: v2 is better than v1 (elo 50 favoured over 0)"}
+    lines = render(data, width)
+    box = lines[next(i for i, line in enumerate(lines) if line.strip() == "SPRT"):]
+    assert max(cell_len(line) for line in lines) <= width, "\n".join(lines)
+    text = " ".join(line.strip("│ ") for line in box)
+    assert "H1 accepted: v2 is better than v1" in " ".join(text.split()), text
