@@ -46,3 +46,37 @@ def assert_clear_answer(code: int, stderr: str, allowed: set[int], context: obje
     if code == 2:
         lines = [line for line in stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("referee: error: "), (context, stderr)
+
+
+def json_paths(value, prefix=(), limit=None):
+    """Every path (a tuple of keys and indices) inside a JSON value, the value itself first;
+    of a list, its first ``limit`` items (all when None)."""
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from json_paths(v, prefix + (k,), limit)
+    elif isinstance(value, list):
+        for i, v in enumerate(value if limit is None else value[:limit]):
+            yield from json_paths(v, prefix + (i,), limit)
+
+
+def json_set(value, path, new):
+    """A copy of ``value`` with ``new`` at ``path`` (``json_paths``)."""
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: json_set(value[head], rest, new)}
+    copy = list(value)
+    copy[head] = json_set(copy[head], rest, new)
+    return copy
+
+
+def json_delete(value, path):
+    """A copy of ``value`` without what is at ``path`` (not empty)."""
+    head, rest = path[0], path[1:]
+    if rest:
+        return json_set(value, (head,), json_delete(value[head], rest))
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if k != head}
+    return [v for i, v in enumerate(value) if i != head]

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from referee.match.runner import run_match
 from referee.match.types import BotSpec, Limits
 
-from .bad_input import assert_clear_answer, no_hang, referee_in_process
+from .bad_input import assert_clear_answer, json_delete, json_paths, json_set, no_hang, referee_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
@@ -98,37 +98,6 @@ ODD_VALUES = st.sampled_from([
 ])
 
 
-def _paths(value, prefix=()):
-    """Every (path of keys/indices) inside a JSON value, the value itself first."""
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value[:6]):
-            yield from _paths(v, prefix + (i,))
-
-
-def _set(value, path, new):
-    if not path:
-        return new
-    head, rest = path[0], path[1:]
-    if isinstance(value, dict):
-        return {**value, head: _set(value[head], rest, new)}
-    copy = list(value)
-    copy[head] = _set(copy[head], rest, new)
-    return copy
-
-
-def _delete(value, path):
-    head, rest = path[0], path[1:]
-    if rest:
-        return _set(value, (head,), _delete(value[head], rest))
-    if isinstance(value, dict):
-        return {k: v for k, v in value.items() if k != head}
-    return [v for i, v in enumerate(value) if i != head]
-
-
 @st.composite
 def mutation(draw, lines: list[bytes], steps: list[str]) -> list[bytes]:
     kind = draw(st.sampled_from(["retype", "delete", "truncate", "bitflip", "swap", "drop", "double",
@@ -160,22 +129,22 @@ def mutation(draw, lines: list[bytes], steps: list[str]) -> list[bytes]:
         lines[i] = json.dumps(value).encode() + b"\n"
     elif kind == "raw" and isinstance(value, (dict, list)):
         # A value replaced by text json.dumps would not write: nested deep, thousands of digits, NaN.
-        path = draw(st.sampled_from(list(_paths(value))))
+        path = draw(st.sampled_from(list(json_paths(value, limit=6))))
         raw = draw(RAW_VALUES)
-        text = json.dumps(_set(value, path, PLACEHOLDER)).encode()
+        text = json.dumps(json_set(value, path, PLACEHOLDER)).encode()
         lines[i] = text.replace(json.dumps(PLACEHOLDER).encode(), raw, 1) + b"\n"
         steps.append(f"line {i + 1}: {list(path)} = {raw[:12]!r}… ({len(raw)} bytes)")
     elif kind in ("retype", "delete") and isinstance(value, (dict, list)):
-        paths = list(_paths(value))
+        paths = list(json_paths(value, limit=6))
         if kind == "delete":
             paths = [p for p in paths if p] or [()]
         path = draw(st.sampled_from(paths))
         if kind == "retype" or not path:
             odd = draw(ODD_VALUES)
-            new = _set(value, path, odd)
+            new = json_set(value, path, odd)
             steps.append(f"line {i + 1}: {list(path)} = {odd!r}")
         else:
-            new = _delete(value, path)
+            new = json_delete(value, path)
             steps.append(f"line {i + 1}: del {list(path)}")
         lines[i] = json.dumps(new).encode() + b"\n"
     elif kind == "truncate":

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .bad_input import assert_clear_answer, no_hang, referee_in_process
+from .bad_input import assert_clear_answer, json_delete, json_paths, json_set, no_hang, referee_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "tournaments" / "examples"
@@ -76,32 +76,6 @@ ODD = st.sampled_from([
 ])
 
 
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, prefix + (i,))
-
-
-def _set(value, path, new):
-    if not path:
-        return new
-    copy = dict(value) if isinstance(value, dict) else list(value)
-    copy[path[0]] = _set(value[path[0]], path[1:], new)
-    return copy
-
-
-def _delete(value, path):
-    if len(path) > 1:
-        return _set(value, path[:1], _delete(value[path[0]], path[1:]))
-    if isinstance(value, dict):
-        return {k: v for k, v in value.items() if k != path[0]}
-    return [v for i, v in enumerate(value) if i != path[0]]
-
-
 #: Stands for a value whose TOML is written by hand (too deep for ``toml_value``, or a huge number).
 PLACEHOLDER = "@@raw@@"
 RAW_TOML = st.sampled_from([
@@ -118,12 +92,12 @@ def damaged_toml(draw) -> tuple[list[str], bytes]:
     steps = []
     raw_value = None
     for _ in range(draw(st.integers(1, 3))):
-        paths = [p for p in _paths(data) if p]
+        paths = [p for p in json_paths(data) if p]
         path = draw(st.sampled_from(paths))
         kind = draw(st.sampled_from(["retype", "delete", "add", "raw", "file"]))
         if kind == "raw":
             raw_value = draw(RAW_TOML)
-            data = _set(data, path, PLACEHOLDER)
+            data = json_set(data, path, PLACEHOLDER)
             steps.append(f"{list(path)} = {raw_value[:12]}… ({len(raw_value)} characters)")
         elif kind == "file":
             key, odd_file = draw(st.sampled_from(["secret_file", "deals"])), draw(st.sampled_from(ODD_FILES))
@@ -131,10 +105,10 @@ def damaged_toml(draw) -> tuple[list[str], bytes]:
             steps.append(f"{key} = {odd_file}")
         elif kind == "retype":
             odd = draw(ODD)
-            data = _set(data, path, odd)
+            data = json_set(data, path, odd)
             steps.append(f"{list(path)} = {odd!r}")
         elif kind == "delete":
-            data = _delete(data, path)
+            data = json_delete(data, path)
             steps.append(f"del {list(path)}")
         else:
             data = {**data, "limits": {**(data.get("limits") if isinstance(data.get("limits"), dict) else {}),

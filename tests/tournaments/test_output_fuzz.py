@@ -30,6 +30,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ..cli.bad_input import json_paths, json_set
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", "40"))
 MEMORY_CAP = 2 << 30
@@ -92,24 +94,6 @@ class Damage:
     steps: list[str] = field(default_factory=list)
 
 
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value[:6]):
-            yield from _paths(v, prefix + (i,))
-
-
-def _set(value, path, new):
-    if not path:
-        return new
-    copy = dict(value) if isinstance(value, dict) else list(value)
-    copy[path[0]] = _set(value[path[0]], path[1:], new)
-    return copy
-
-
 def damage_text(draw, data: bytes, steps: list[str]) -> bytes:
     lines = data.splitlines(keepends=True) or [b""]
     i = draw(st.integers(0, len(lines) - 1))
@@ -119,14 +103,14 @@ def damage_text(draw, data: bytes, steps: list[str]) -> bytes:
     except ValueError:
         value = None
     if kind in ("retype", "raw") and isinstance(value, (dict, list)):
-        path = draw(st.sampled_from(list(_paths(value))))
+        path = draw(st.sampled_from(list(json_paths(value, limit=6))))
         if kind == "retype":
             odd = draw(st.sampled_from(ODD_VALUES))
-            lines[i] = json.dumps(_set(value, path, odd)).encode() + b"\n"
+            lines[i] = json.dumps(json_set(value, path, odd)).encode() + b"\n"
             steps.append(f"line {i + 1}: {list(path)} = {odd!r}")
         else:
             raw = draw(st.sampled_from(RAW_VALUES))
-            text = json.dumps(_set(value, path, "@@raw@@")).encode()
+            text = json.dumps(json_set(value, path, "@@raw@@")).encode()
             lines[i] = text.replace(b'"@@raw@@"', raw, 1) + b"\n"
             steps.append(f"line {i + 1}: {list(path)} = {raw[:10]!r}… ({len(raw)} bytes)")
     elif kind == "cut":
