@@ -4,7 +4,7 @@
 One Dask task plays one game: ``play_task`` hands it to this worker
 process's loop of the run (``_RunLoop``: a Trio loop in a thread of its own,
 started by the run's first game there), which plays it with the very
-function a local worker process runs (``tournaments.workers._play_job``),
+function a local worker process runs (``tournaments.job.play_job``),
 with its sandbox and limits, and with the run's ``ProcessPool`` on that
 worker process: long-lived bots keep their processes from one game to the
 next, as on local workers.  The game's record and its bots' stderr are
@@ -314,12 +314,12 @@ class _RunLoop:
         replies: list[Reply] = []
 
         async def game() -> None:
-            from .workers import _play_job  # the function a local worker process runs
+            from .job import play_job  # the function a local worker process runs
 
             self.playing += 1
             self._active_at = trio.current_time()
             try:
-                replies.append(await _play_job(job, self._pool))
+                replies.append(await play_job(job, self._pool))
             finally:
                 self.playing -= 1
                 self._active_at = trio.current_time()
@@ -373,7 +373,7 @@ def _run_loop(run: str, pin: bool) -> _RunLoop | None:
 
 
 def play_task(job: Job, setup: Mapping[str, Any], run: str, pin: bool = True) -> Reply:
-    """One game, on a worker: the reply of ``_play_job``, with the record's and
+    """One game, on a worker: the reply of ``play_job``, with the record's and
     the stderr logs' bytes, and who played it.  The game is played by this worker
     process's loop of ``run`` (``_RunLoop``), with the run's pool of live bot
     processes.  With ``pin`` (the tournament's ``pin_cores``) that loop and its

@@ -2,7 +2,7 @@
 
 An executor takes one game as plain data, a *job* (``make_job``: game,
 options, bots, seed, record path, limits, stderr folder, paths to hide; all
-JSON), has it played by ``tournaments.workers._play_job`` somewhere, and
+JSON), has it played by ``tournaments.job.play_job`` somewhere, and
 gives back the *reply* that function made (``{"result": ...}`` or
 ``{"error": ...}``).  Everything else (which games, in what order, how many
 at once, results, standings, progress, stopping) is the runner's and the
@@ -14,6 +14,9 @@ same for every executor.  Two implementations:
   (``referee run --dask ADDRESS``, docs/distributed.md).  Dask is imported
   only when a run asks for it.
 
+The interface names no implementation: ``tournaments.executor_factory.open_executor``
+is the one place that chooses between them.
+
 ``Executor.play`` has ``run_match``'s signature, so the runner (and the tests)
 can play a game in this process, by a fake, or by an executor alike.
 """
@@ -21,18 +24,15 @@ can play a game in this process, by a fake, or by an executor alike.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from referee.errors import OutputError, RefereeBug, UserFault
 from referee.match.types import BotSpec, Limits, MatchResult
 
-from .config import Tournament, default_jobs
-
 Job = dict[str, Any]  # JSON: see make_job
-Reply = dict[str, Any]  # JSON: what tournaments.workers._play_job returns, plus "worker": who played it
+Reply = dict[str, Any]  # JSON: what tournaments.job.play_job returns, plus "worker": who played it
 
 
 class ExecutorError(RefereeBug):
@@ -47,7 +47,7 @@ def make_job(
     game: str, options: dict | None, bots: Sequence[BotSpec], *, seed: int, record_path: Path | None = None,
     limits: Limits = Limits(), stderr_dir: Path | None = None, hide: Sequence[Path] = (),
 ) -> Job:
-    """``run_match``'s arguments as plain data (``tournaments.workers._play_job`` reads it back)."""
+    """``run_match``'s arguments as plain data (``tournaments.job.play_job`` reads it back)."""
     return {
         "game": game, "options": options or {}, "bots": [b.to_json() for b in bots], "seed": seed,
         "record_path": str(record_path) if record_path is not None else None,
@@ -97,26 +97,3 @@ class Executor(ABC):
         result = MatchResult.from_json(reply["result"])
         result.record_path = record_path  # where this machine keeps it, whoever played the game
         return result
-
-
-@asynccontextmanager
-async def open_executor(t: Tournament, games: int) -> AsyncIterator[Executor]:
-    """The executor ``t`` asks for, ready to play ``games`` games; stopped on exit
-    (games in flight included, within a bound)."""
-    if t.dask is not None:
-        try:
-            from .dask_executor import open_dask_executor  # dask is imported only here
-        except ImportError as exc:
-            if exc.name not in ("dask", "distributed"):
-                raise
-            raise ExecutorSetupError(f"dask = {t.dask!r} needs Dask: pip install 'referee[dask]'") from None
-
-        async with open_dask_executor(t) as executor:
-            yield executor
-        return
-    from .workers import open_worker_pool
-
-    workers = min(t.jobs, games, default_jobs())  # one per core at most
-    async with open_worker_pool(workers, pin=t.pin_cores, limits=t.limits) as pool:
-        pool.jobs = t.jobs
-        yield pool

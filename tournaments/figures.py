@@ -117,3 +117,35 @@ def los_text(e: Mapping[str, Any]) -> str:
     if los is not None and los <= 0.0005:
         return "<0.1%"
     return percent(los)
+
+
+# -- lines of text the terminal and the page share --------------------------------------
+
+
+def sandbox_notes(sandbox: dict[str, Any] | None) -> list[str]:
+    """Warnings for standings whose games did not all run isolated (docs/security.md)."""
+    if not sandbox:
+        return []
+    notes = []
+    off = sandbox.get("games", {}).get("off", 0)
+    if off:
+        notes.append(f"WARNING: {off} game{'s' if off != 1 else ''} ran with bots NOT sandboxed")
+    if sandbox.get("network"):
+        notes.append(f"WARNING: network allowed for {', '.join(sandbox['network'])}")
+    return notes
+
+
+def distribution_text(p: dict[str, Any]) -> str:
+    """The pentanomial as LL-LD-DD/WL-WD-WW (Schmier: A's unit scores 0 … 6 as counts)."""
+    if p.get("pentanomial") is not None:
+        return "-".join(str(c) for c in p["pentanomial"])
+    return " ".join(f"{k}:{v}" for k, v in p["distribution"].items() if v) or "–"
+
+
+def sprt_lines(sprt: dict[str, Any]) -> list[str]:
+    return [
+        f"SPRT {sprt['a']} vs {sprt['b']}: H0 elo {sprt['elo0']:g}, H1 elo {sprt['elo1']:g} (normalised), "
+        f"alpha {sprt['alpha']:g}, beta {sprt['beta']:g}",
+        f"LLR {sprt['llr']:+.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}] {sprt_progress(sprt)}: "
+        f"{sprt['verdict']}",
+    ]

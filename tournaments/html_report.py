@@ -28,7 +28,18 @@ from typing import TYPE_CHECKING, Any, Literal
 from referee.errors import OutputError
 
 from .durable import write_atomic
-from .figures import elo_interval_text, elo_text, interval, los_text, percent, share, sprt_progress
+from .figures import (
+    distribution_text,
+    elo_interval_text,
+    elo_text,
+    interval,
+    los_text,
+    percent,
+    sandbox_notes,
+    share,
+    sprt_lines,
+    sprt_progress,
+)
 from .results import GameResult
 
 if TYPE_CHECKING:
@@ -293,8 +304,6 @@ def _href(target: Path, page_dir: Path) -> str:
 
 def render(data: dict[str, Any], results: Sequence[GameResult], output: Path, title: str = "Tournament",
            page_dir: Path | None = None, replays: ReplayPages | None = None, audit: Audit | None = None) -> str:
-    from .report import distribution_text, sandbox_notes, sprt_lines
-
     entrants = data["entrants"]
     notes = sandbox_notes(data.get("sandbox"))
     if not data["complete"] and not data.get("sprt"):

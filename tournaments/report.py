@@ -34,23 +34,23 @@ from referee.tables import Col, Grid, fit_grids, fit_width, print_tables, table_
 from .config import describe_overrides
 from .figures import (
     FEW_MARK,
+    distribution_text,
     elo_interval_text,
     elo_text,
     interval,
     los_text,
     number,
     percent,
+    sandbox_notes,
     share,
-    sprt_progress,
+    sprt_lines,
 )
-from .html_report import write_html_report
 from .results import GameResult, game_fault_line
 from .sprt import SprtRun
 from .standings import compute_standings
 
 __all__ = ["STANDINGS_COLUMNS", "LiveSummary", "PlainProgress", "QuietProgress", "RichProgress",
-           "print_decision_times", "print_standings", "standings_grids", "standings_tables", "summary_line",
-           "write_html_report"]
+           "print_decision_times", "print_standings", "standings_grids", "standings_tables", "summary_line"]
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -71,35 +71,6 @@ def _ci(iv: dict[str, float | None], fmt: str) -> str:
 
 def _pct(iv: dict[str, float | None]) -> str:
     return share(iv)
-
-
-def sandbox_notes(sandbox: dict[str, Any] | None) -> list[str]:
-    """Warnings for standings whose games did not all run isolated (docs/security.md)."""
-    if not sandbox:
-        return []
-    notes = []
-    off = sandbox.get("games", {}).get("off", 0)
-    if off:
-        notes.append(f"WARNING: {off} game{'s' if off != 1 else ''} ran with bots NOT sandboxed")
-    if sandbox.get("network"):
-        notes.append(f"WARNING: network allowed for {', '.join(sandbox['network'])}")
-    return notes
-
-
-def distribution_text(p: dict[str, Any]) -> str:
-    """The pentanomial as LL-LD-DD/WL-WD-WW (Schmier: A's unit scores 0 … 6 as counts)."""
-    if p.get("pentanomial") is not None:
-        return "-".join(str(c) for c in p["pentanomial"])
-    return " ".join(f"{k}:{v}" for k, v in p["distribution"].items() if v) or "–"
-
-
-def sprt_lines(sprt: dict[str, Any]) -> list[str]:
-    return [
-        f"SPRT {sprt['a']} vs {sprt['b']}: H0 elo {sprt['elo0']:g}, H1 elo {sprt['elo1']:g} (normalised), "
-        f"alpha {sprt['alpha']:g}, beta {sprt['beta']:g}",
-        f"LLR {sprt['llr']:+.2f} in [{sprt['lower']:.2f}, {sprt['upper']:.2f}] {sprt_progress(sprt)}: "
-        f"{sprt['verdict']}",
-    ]
 
 
 #: The main standings table's columns that ``--columns`` can pick, by name, in the order

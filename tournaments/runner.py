@@ -37,7 +37,7 @@ from referee.match.runner import run_match
 from referee.match.types import MatchResult
 
 from .config import Tournament
-from .executors import open_executor
+from .executor_factory import open_executor
 from .output import OpenedOutput, OutputDir, ResultsWriter, open_output
 from .results import GameResult
 from .schedule import ScheduledGame

@@ -50,14 +50,13 @@ import structlog
 import trio
 
 from protocol.framing import TOO_LONG, LineBuffer
-from referee.errors import output_error_in, save_traceback
 from referee.logging import configure_logging, current_level
 from referee.match.bot import describe_exit
 from referee.match.pool import ProcessPool
-from referee.match.runner import run_match
 from referee.match.types import BotSpec, Limits
 from tournaments.config import available_cores
 from tournaments.executors import Executor, ExecutorError, Job, Reply
+from tournaments.job import play_job
 
 log = structlog.get_logger("referee.workers")
 
@@ -272,26 +271,6 @@ async def open_worker_pool(count: int, *, pin: bool = True, limits: Limits = Lim
 # Worker side: ``python -m tournaments.workers [--core N] [--log-level L]``.
 
 
-async def _play_job(job: dict[str, Any], pool: ProcessPool | None = None) -> dict[str, Any]:
-    try:
-        result = await run_match(
-            job["game"], job["options"], [BotSpec.from_json(b) for b in job["bots"]], seed=job["seed"],
-            record_path=Path(job["record_path"]) if job["record_path"] else None,
-            limits=Limits.from_json(job["limits"]),
-            stderr_dir=Path(job["stderr_dir"]) if job["stderr_dir"] else None,
-            hide=[Path(p) for p in job.get("hide", ())], pool=pool,
-        )
-    except Exception as exc:
-        if (full := output_error_in(exc)) is not None:  # a full disk: the user's to fix, no traceback
-            return {"id": job["id"], "error": str(full), "output_error": True}
-        # A referee bug: report it with its saved traceback, keep serving.
-        saved = save_traceback(exc)
-        where = f" (worker traceback in {saved})" if saved is not None else ""
-        return {"id": job["id"], "error": f"{type(exc).__name__}: {exc}{where}"}
-    kept = sorted(pool.kept_names & {b["name"] for b in job["bots"]}) if pool is not None else []
-    return {"id": job["id"], "result": result.to_json(), "kept": kept}
-
-
 async def serve() -> None:
     """Play each job line from stdin, answer each on stdout; stop at end of file.
     The games share one pool of bot processes, ended with the worker."""
@@ -300,7 +279,7 @@ async def serve() -> None:
     lock = trio.Lock()
 
     async def one(line: bytes) -> None:
-        reply = await _play_job(json.loads(line), pool)
+        reply = await play_job(json.loads(line), pool)
         async with lock:
             try:
                 await stdout.send_all(json.dumps(reply).encode() + b"\n")

@@ -283,6 +283,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
 
         from referee.cli.common import describe_isolation, make_console, resolve_sandbox
+        from tournaments.html_report import write_html_report
         from tournaments.output import open_output
         from tournaments.report import (
             LiveSummary,
@@ -292,7 +293,6 @@ def register(app: typer.Typer) -> None:
             print_decision_times,
             print_standings,
             summary_line,
-            write_html_report,
         )
         from tournaments.runner import run_tournament
         from tournaments.standings import decision_times
