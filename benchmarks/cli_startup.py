@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from bytecode import NOTE, cached_env  # noqa: E402
 
 PY = sys.executable
-REFEREE = [PY, "-m", "referee.cli.main"]
+REFEREE = [PY, "-m", "referee_cli.main"]
 PROBE = [PY, str(ROOT / "first_request_bot.py")]
 
 MINIMAL_TYPER = '''
@@ -81,8 +81,8 @@ ENV: dict[str, str] = {}  # the children's environment (main sets it: bytecode c
 # What `referee play` cannot start a game without: the CLI and the play command, the match runner
 # (with the record's and the protocol's pydantic models it imports) and the limits' model that checks
 # play's flags (tournaments.config), on the fixed stack; imported, and then the minimal Trio script.
-PLAY_MODULES = ("import typer, trio, pydantic, structlog, typer._adapters, referee.cli.main, referee.cli.play, "
-                "referee.logging, referee.cli.common, referee.match.runner, tournaments.config\n")
+PLAY_MODULES = ("import typer, trio, pydantic, structlog, typer._adapters, referee_cli.main, referee_cli.play, "
+                "referee.logging, referee_cli.common, referee.match.runner, tournaments.config\n")
 
 
 def child_cpu(argv: list[str], **kw) -> float:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-REFEREE = [PY, "-m", "referee.cli.main"]
+REFEREE = [PY, "-m", "referee_cli.main"]
 RANDOM = f"{PY} {ROOT / 'sample_bots' / 'random_bot.py'} {{seed}}"
 HEURISTIC = {
     "back-alley": f"{PY} {ROOT / 'sample_bots' / 'heuristic' / 'back_alley.py'}",

@@ -54,7 +54,7 @@ from referee.match.verify import verify_fast, verify_record  # noqa: E402
 
 OLD_COMMAND = """
 import sys
-import referee.cli.main, referee.cli.common, referee.replay, referee.match.runner, tournaments.runner
+import referee_cli.main, referee_cli.common, referee.replay, referee.match.runner, tournaments.runner
 import tournaments.config, tournaments.report, tournaments.output, trio, rich.console
 from referee.match.record import read_record
 from referee.match.verify import verify_record
@@ -143,7 +143,7 @@ def main() -> None:
         cpu: dict[str, list[float]] = {k: [] for k in ("command", "old_command", "fast", "typed", "engine",
                                                        "typer", "typer_verify")}
         env = cached_env(Path(tmp) / "pycache")
-        command = [sys.executable, "-m", "referee.cli.main", "replay", "--verify", str(path)]
+        command = [sys.executable, "-m", "referee_cli.main", "replay", "--verify", str(path)]
         old_command = [sys.executable, "-c", OLD_COMMAND, str(path)]
         typer_command = [sys.executable, "-c", MINIMAL_TYPER_COMMAND, "replay", "--verify", str(path)]
         typer_verify = [sys.executable, "-c", MINIMAL_VERIFY_COMMAND, "replay", "--verify", str(path)]

@@ -8,7 +8,7 @@
   of a file holding the traceback, and exits 70.  Any exception that is not a
   ``UserFault`` is treated the same way.
 
-The CLI maps both in one place (``referee.cli.main.run``); commands raise and
+The CLI maps both in one place (``referee_cli.main.run``); commands raise and
 never translate.  Exit statuses are listed in README.md ("Exit status").
 """
 

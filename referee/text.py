@@ -24,7 +24,7 @@ and nothing acts.  What is escaped:
 
 The stored data (records, ``results.jsonl``) keeps the raw text: escaping is
 for display only.  Rich markup is a separate matter: the CLI's consoles are made
-with ``markup=False`` (``referee.cli.common.make_console``), so a name such as
+with ``markup=False`` (``referee_cli.common.make_console``), so a name such as
 ``[bold red]x`` is printed as written.
 """
 

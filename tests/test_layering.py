@@ -67,7 +67,7 @@ def test_pure_packages_import_no_io_frameworks(package):
 def test_games_do_not_reach_into_the_match_layer():
     for f in (ROOT / "referee/games").rglob("*.py"):
         for mod in imported_modules(f):
-            assert not mod.startswith(("referee.match", "referee.cli")), f"{f}: {mod}"
+            assert not mod.startswith(("referee.match", "referee_cli")), f"{f}: {mod}"
 
 
 #: Trainers beside the sample bots: they run in-process, not as bots, and may use the
@@ -103,3 +103,43 @@ def test_the_import_reader_sees_relative_and_from_imports(tmp_path, where, sourc
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source + "\n")
     assert expected in imported_modules(path, root=tmp_path)
+
+
+#: The house, bottom to top: a package may import those below it, never one above.
+#: ``referee_cli`` (the command) is the roof that nothing imports.
+LAYERS = {"protocol": 0, "referee": 1, "tournaments": 2, "referee_cli": 3}
+#: Entry scripts: ``python -m referee`` runs the command; nothing imports it.
+ENTRIES = {"referee/__main__.py"}
+
+
+def package_arrows(root: Path = ROOT) -> dict[tuple[str, str], list[str]]:
+    """Every import from one of the house's packages into another, lazy ones in
+    functions too: (from, to) -> the files that draw it."""
+    arrows: dict[tuple[str, str], list[str]] = {}
+    for package in LAYERS:
+        for f in sorted((root / package).rglob("*.py")):
+            name = f.relative_to(root).as_posix()
+            for mod in imported_modules(f, root):
+                if (to := top(mod)) in LAYERS and to != package:
+                    arrows.setdefault((package, to), []).append(name)
+    return {k: sorted(set(v)) for k, v in arrows.items()}
+
+
+def test_no_package_imports_one_above_it_and_nothing_imports_the_command():
+    up = [f"{a} -> {b} in {', '.join(f for f in files if f not in ENTRIES)}"
+          for (a, b), files in package_arrows().items()
+          if LAYERS[b] > LAYERS[a] and any(f not in ENTRIES for f in files)]
+    assert not up, "arrows back up:\n" + "\n".join(up)
+
+
+def test_the_arrow_reader_sees_an_arrow_back_up(tmp_path):
+    for package in LAYERS:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "tournaments" / "x.py").write_text("def f():\n    from referee_cli.main import main\n")
+    (tmp_path / "referee" / "y.py").write_text("from tournaments import runner\n")
+    (tmp_path / "referee" / "__main__.py").write_text("from referee_cli.main import main\n")
+    arrows = package_arrows(tmp_path)
+    assert arrows[("tournaments", "referee_cli")] == ["tournaments/x.py"]
+    assert arrows[("referee", "tournaments")] == ["referee/y.py"]
+    assert arrows[("referee", "referee_cli")] == ["referee/__main__.py"]  # an entry: allowed by name only

@@ -7,7 +7,7 @@ import io
 import signal
 from collections.abc import Iterator
 
-from referee.cli.main import run
+from referee_cli.main import run
 
 HANG_S = 30  # one example (every mode it runs) taking longer than this is a hang
 

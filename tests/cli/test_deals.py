@@ -1,4 +1,4 @@
-"""`referee deals GAME -n N --seed S [-o FILE]` as a user runs it (referee/cli/deals.py).
+"""`referee deals GAME -n N --seed S [-o FILE]` as a user runs it (referee_cli/deals.py).
 A tournament playing such a file is in tests/tournaments/test_deals.py."""
 
 from __future__ import annotations

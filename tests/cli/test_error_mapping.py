@@ -1,4 +1,4 @@
-"""Errors become exit statuses in one place (``referee.cli.main.run``)."""
+"""Errors become exit statuses in one place (``referee_cli.main.run``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import pytest
 
 import referee.match.record
 import referee.match.verify
-from referee.cli.errors import UserError
 from referee.errors import (
     EXIT_BUG,
     EXIT_OUTPUT,
@@ -25,6 +24,7 @@ from referee.errors import (
 from referee.games import InvalidOptions
 from referee.match.record import RecordError
 from referee.match.runner import RefereeError
+from referee_cli.errors import UserError
 from tournaments.config import ConfigError
 from tournaments.runner import TournamentError
 from tournaments.workers import WorkerError

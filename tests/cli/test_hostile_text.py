@@ -203,7 +203,7 @@ def test_report_prints_its_one_line_escaped(tmp_path):
 
 
 def test_an_error_quoting_a_crafted_file_name_is_escaped(tmp_path):
-    """The one error line (referee/cli/main.py) quotes what it was given: a record's name
+    """The one error line (referee_cli/main.py) quotes what it was given: a record's name
     or content can carry controls too."""
     name = tmp_path / "HOSTILE\x1b]0;HOSTILE-TITLE\x07\u202e.jsonl"
     name.write_text("not json\n")

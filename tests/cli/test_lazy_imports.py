@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli.main import COMMANDS, run
+from referee_cli.main import COMMANDS, run
 
 HEAVY = ("trio", "pydantic", "pydantic_core", "structlog", "rich", "tournaments", "referee.games",
          "referee.match.runner", "referee.match.record")
 
 CHECK = f"""
 import sys
-import referee.cli.main
+import referee_cli.main
 heavy = {HEAVY!r}
 print(" ".join(sorted(m for m in sys.modules if m in heavy or m.startswith(tuple(h + "." for h in heavy)))))
 """
@@ -29,8 +29,8 @@ def test_importing_the_cli_loads_none_of_the_heavy_dependencies():
 
 
 def test_help_lists_every_command_without_them():
-    code = CHECK.replace("import referee.cli.main\n", "import referee.cli.main\n"
-                         "try:\n    referee.cli.main.app(['--help'])\nexcept SystemExit:\n    pass\n")
+    code = CHECK.replace("import referee_cli.main\n", "import referee_cli.main\n"
+                         "try:\n    referee_cli.main.app(['--help'])\nexcept SystemExit:\n    pass\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     *help_text, loaded = res.stdout.removesuffix("\n").split("\n")  # the last line lists the modules (maybe none)
     help_text = "\n".join(help_text)
@@ -43,8 +43,8 @@ def test_help_lists_every_command_without_them():
 def test_replay_verify_of_a_sound_record_loads_neither_structlog_nor_rich(tmp_path):
     record = tmp_path / "r.jsonl"
     assert run(["play", "schmier", *["--bot", "false"] * 3, "--record", str(record), "-q"]) == 3  # a forfeit
-    code = CHECK.replace("import referee.cli.main\n", "import referee.cli.main\n"
-                         f"assert referee.cli.main.run(['replay', '--verify', {str(record)!r}]) == 0\n")
+    code = CHECK.replace("import referee_cli.main\n", "import referee_cli.main\n"
+                         f"assert referee_cli.main.run(['replay', '--verify', {str(record)!r}]) == 0\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     out, loaded = res.stdout.rstrip("\n").rsplit("\n", 1)
     assert out.startswith("OK: verified 0 decisions; the game ended by forfeit")
@@ -58,8 +58,8 @@ COMMAND_MODULES = tuple(COMMANDS.values())
 
 LOADED = """
 import sys
-import referee.cli.main
-code = referee.cli.main.run({argv!r})
+import referee_cli.main
+code = referee_cli.main.run({argv!r})
 print(code)
 print(" ".join(sorted(sys.modules)))
 """
@@ -85,9 +85,9 @@ def test_replay_verify_imports_only_its_games_engine_its_command_and_no_record_m
     code, out, loaded = modules_loaded_by(["replay", "--verify", str(schmier_record)])
     assert code == 0 and out.startswith("OK: verified "), out
     assert {m for m in ENGINES if m in loaded} == {"referee.games.schmier"}
-    assert {m for m in COMMAND_MODULES if m in loaded} == {"referee.cli.replay"}
+    assert {m for m in COMMAND_MODULES if m in loaded} == {"referee_cli.replay"}
     # A sound record is read without the record's pydantic models and without the match runner.
-    for module in ("referee.match.record", "referee.match.runner", "referee.cli.common", "referee.logging",
+    for module in ("referee.match.record", "referee.match.runner", "referee_cli.common", "referee.logging",
                    "structlog", "rich", "trio", "tournaments"):
         assert module not in loaded, module
 
@@ -116,7 +116,7 @@ def test_a_commands_help_imports_no_other_commands_module(command):
 
 def test_the_root_help_lists_the_commands_in_their_order_after_one_was_run(schmier_record):
     # In one process (as the tests run commands): a command registered alone first, then --help.
-    res = subprocess.run([sys.executable, "-c", "import referee.cli.main as m\n"
+    res = subprocess.run([sys.executable, "-c", "import referee_cli.main as m\n"
                           f"assert m.run(['replay', '--verify', {str(schmier_record)!r}]) == 0\n"
                           "m.run(['--help'])"], capture_output=True, text=True, timeout=120, check=True)
     commands = res.stdout.split("\nCommands:\n", 1)[1].splitlines()  # click's plain help: "  play  Play one..."

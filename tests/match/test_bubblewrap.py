@@ -202,8 +202,8 @@ def test_the_sandboxs_etc_is_a_copy_of_the_allow_list_without_secrets():
 
 
 def test_the_cli_says_when_a_sandbox_has_no_cgroup_caps(monkeypatch):
-    from referee.cli.common import describe_isolation
     from referee.match import cgroups
+    from referee_cli.common import describe_isolation
 
     assert describe_isolation("off") == "off"
     monkeypatch.setattr(cgroups, "available", lambda: "cgroups are not writable here (Read-only file system)")

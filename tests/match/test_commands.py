@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli.common import check_bot_command
 from referee.match.commands import CommandError, check_command, script_of
+from referee_cli.common import check_bot_command
 from tournaments.config import ConfigError, Entrant, check_entrant
 
 

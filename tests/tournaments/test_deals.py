@@ -1,5 +1,5 @@
 """Fixed deal sets: `deals = "FILE"` (config.read_deals, schedule) and
-`referee deals GAME -n N --seed S [-o FILE]` (referee/cli/deals.py)."""
+`referee deals GAME -n N --seed S [-o FILE]` (referee_cli/deals.py)."""
 
 from __future__ import annotations
 

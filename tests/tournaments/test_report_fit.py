@@ -133,7 +133,7 @@ def test_columns_pick_the_main_tables_columns_in_their_order():
 
 
 def test_the_run_commands_column_names_are_the_reports():
-    from referee.cli import run
+    from referee_cli import run
 
     assert run.STANDINGS_COLUMNS == STANDINGS_COLUMNS
 

@@ -203,8 +203,8 @@ def test_sprt_needs_the_right_entrants():
 
 
 def test_sprt_settings_from_flags_and_file(tmp_path):
-    from referee.cli.errors import UserError
-    from referee.cli.run import build_run
+    from referee_cli.errors import UserError
+    from referee_cli.run import build_run
 
     bot = "python3 bot.py"
     (tmp_path / "bot.py").write_text("")

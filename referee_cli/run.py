@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from referee.cli.errors import UserError
 from referee.match.bubblewrap import SandboxMode
 from referee.match.types import MAX_TIME_S
 from referee.text import shown
+from referee_cli.errors import UserError
 
 if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` needs none of it
     from tournaments.config import Tournament
@@ -133,7 +133,7 @@ def _build(
     gauntlet: Sequence[str] = (),
     cwd: Path | None = None,
 ) -> Tournament:
-    from referee.cli.common import parse_option_pairs
+    from referee_cli.common import parse_option_pairs
     from tournaments.config import parse, parse_secret, resolve
 
     cwd = cwd or Path.cwd()
@@ -282,7 +282,7 @@ def register(app: typer.Typer) -> None:
         import trio
         from rich.console import Console
 
-        from referee.cli.common import describe_isolation, make_console, resolve_sandbox
+        from referee_cli.common import describe_isolation, make_console, resolve_sandbox
         from tournaments.html_report import write_html_report
         from tournaments.output import open_output
         from tournaments.report import (

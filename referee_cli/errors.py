@@ -1,6 +1,6 @@
 """Bad command-line input: a ``UserFault`` (one line on stderr, exit 2).
 
-Mapped to its exit status with every other error in ``referee.cli.main.run``.
+Mapped to its exit status with every other error in ``referee_cli.main.run``.
 """
 
 from __future__ import annotations

@@ -24,9 +24,9 @@ EXIT_INTERRUPTED = 130
 #: that names one command, only that one (``_LazyTyper``), so ``referee replay`` neither
 #: imports the other commands' modules nor builds their click commands.
 COMMANDS: dict[str, str] = {
-    "play": "referee.cli.play", "replay": "referee.cli.replay", "ask": "referee.cli.ask",
-    "run": "referee.cli.run", "deals": "referee.cli.deals", "report": "referee.cli.report",
-    "worker": "referee.cli.worker",
+    "play": "referee_cli.play", "replay": "referee_cli.replay", "ask": "referee_cli.ask",
+    "run": "referee_cli.run", "deals": "referee_cli.deals", "report": "referee_cli.report",
+    "worker": "referee_cli.worker",
 }
 #: The commands that live with the tournaments package (skipped while it is being built).
 _TOURNAMENT_COMMANDS = {"run", "deals", "report"}
@@ -67,7 +67,7 @@ class _LazyTyper(typer.Typer):
                 module = importlib.import_module(COMMANDS[name])
             except ImportError as exc:  # pragma: no cover  (only while the package is being built)
                 if name not in _TOURNAMENT_COMMANDS or getattr(exc, "name", None) not in (
-                        COMMANDS[name], "tournaments", "referee.cli"):
+                        COMMANDS[name], "tournaments", "referee_cli"):
                     raise
                 self._commands[name] = []
                 continue

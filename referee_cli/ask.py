@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from referee.cli.errors import UserError
-from referee.cli.options import CpuOption, MemoryOption, OpenFilesOption, ProcessesOption
 from referee.match.bubblewrap import SandboxMode
 from referee.match.types import Limits
 from referee.text import shown
+from referee_cli.errors import UserError
+from referee_cli.options import CpuOption, MemoryOption, OpenFilesOption, ProcessesOption
 
 _DEFAULTS = Limits()
 
@@ -79,10 +79,10 @@ def register(app: typer.Typer) -> None:
         1 when it is refused or never comes (with --from: 0, or 3 if the new game ended by a forfeit)."""
         import trio
 
-        from referee.cli.common import bot_specs_for_seats, make_console, resolve_sandbox
-        from referee.cli.play import EXIT_FORFEIT, claim_record, limits_from_flags, print_result
         from referee.match.ask import Replay, ask, describe_recorded, play_on, recorded_bots
         from referee.match.record import read_record
+        from referee_cli.common import bot_specs_for_seats, make_console, resolve_sandbox
+        from referee_cli.play import EXIT_FORFEIT, claim_record, limits_from_flags, print_result
 
 
         rec = read_record(record)

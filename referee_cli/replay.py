@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from referee.cli.errors import UserError
 from referee.text import shown
+from referee_cli.errors import UserError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -69,10 +69,10 @@ def register(app: typer.Typer) -> None:
                 raise UserError(f"--seat {seat}: this game has seats 0 … {len(header['seats']) - 1}")
             print(shown("OK: " + result.message))  # one plain line, as the console prints it below
             raise typer.Exit(0)
-        from referee.cli.common import make_console, print_score_table
         from referee.games import GAMES
         from referee.match.record import FaultLine, read_record
         from referee.replay import RENDERERS, TurnRenderer, entries_for_seat, public_entries, rules_version_problem
+        from referee_cli.common import make_console, print_score_table
 
         rec = read_record(record)
         if request is not None:

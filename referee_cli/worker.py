@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from referee.cli.errors import UserError
+from referee_cli.errors import UserError
 
 
 def _published(scheduler: str) -> tuple[dict[str, Any], bool]:

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from referee.cli.errors import UserError
+from referee_cli.errors import UserError
 
 
 def register(app: typer.Typer) -> None:

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from referee.cli.errors import UserError
+from referee_cli.errors import UserError
 
 MAX_DEALS = 10_000_000
 

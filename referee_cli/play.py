@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from referee.cli.errors import UserError
-from referee.cli.options import CpuOption, MemoryOption, OpenFilesOption, ProcessesOption
 from referee.match.bubblewrap import SandboxMode
 from referee.match.types import Limits
 from referee.text import shown
+from referee_cli.errors import UserError
+from referee_cli.options import CpuOption, MemoryOption, OpenFilesOption, ProcessesOption
 
 if TYPE_CHECKING:  # the rest is imported where it is used: `referee --help` needs none of it
     from referee.games import Outcome
@@ -100,9 +100,9 @@ def describe_outcome(outcome: Outcome, teams: list[list[int]], names: list[str])
 
 
 def print_result(result: MatchResult, quiet: bool, wide: bool = False) -> None:
-    from referee.cli.common import describe_isolation, make_console, print_score_table
     from referee.games import GAMES
     from referee.match.record import entries_from_dicts
+    from referee_cli.common import describe_isolation, make_console, print_score_table
 
     console = make_console()
     spec = GAMES[result.game]
@@ -212,9 +212,9 @@ def register(app: typer.Typer) -> None:
         74 an output file could not be written; 70 a bug in the referee; 130 interrupted."""
         import trio
 
-        from referee.cli.common import bot_specs_for_seats, parse_option_pairs, resolve_sandbox
         from referee.games import get_game
         from referee.match.runner import run_match
+        from referee_cli.common import bot_specs_for_seats, parse_option_pairs, resolve_sandbox
 
         spec = get_game(game)
         opts = parse_option_pairs(option)

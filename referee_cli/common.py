@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee.cli.errors import UserError
 from referee.games import GAMES, GameSpec
 from referee.match import bubblewrap, cgroups
 from referee.match.commands import CommandError, check_command, fill_placeholders
 from referee.match.types import BotSpec
+from referee_cli.errors import UserError
 
 if TYPE_CHECKING:  # rich, the record's models and the renderers are imported where they are used:
     # `referee play` reaches its first request without them
