@@ -334,6 +334,10 @@ def register(app: typer.Typer) -> None:
         try:
             outcome = trio.run(_until_interrupted,
                                lambda: run_tournament(t, progress=progress, opened=opened, sprt=sprt_run))
+        except Stopped as stop:  # SIGTERM (a service manager, `kill`) or SIGHUP (the terminal closed)
+            print(f"referee: stopped by {signal.Signals(stop.signum).name}; finished games are kept in "
+                  f"{t.output}; run the same command again to resume", file=sys.stderr)
+            raise typer.Exit(code=128 + stop.signum) from None
         except KeyboardInterrupt:
             print(f"referee: interrupted; finished games are kept in {t.output}; "
                   "run the same command again to resume", file=sys.stderr)
@@ -384,25 +388,36 @@ def fault_summary(results: dict[int, GameResult], game: str, output: Path) -> li
     return [f"{len(lines)} game{'s' if len(lines) != 1 else ''} ended by a forfeit:", *(f"  {x}" for x in lines)]
 
 
+class Stopped(Exception):
+    """The run was asked to stop by a signal other than SIGINT (SIGTERM, SIGHUP)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 async def _until_interrupted(start):
-    """Run ``start()``; on SIGINT cancel it cleanly and raise KeyboardInterrupt afterwards.
+    """Run ``start()``; on SIGINT cancel it cleanly and raise KeyboardInterrupt
+    afterwards; on SIGTERM or SIGHUP the same, raising ``Stopped``.
 
     Trio would otherwise inject KeyboardInterrupt at an arbitrary point, which
-    can leave a coroutine created but never awaited (a stray warning on exit).
-    Cancellation instead reaches every game at a checkpoint, and each game's
-    shielded teardown stops its bots.
+    can leave a coroutine created but never awaited (a stray warning on exit);
+    and SIGTERM's default would end the referee at once, leaving its worker
+    processes and their bots to find out alone, and the standings unwritten.
+    Cancellation instead reaches every game at a checkpoint, each game's
+    shielded teardown stops its bots, and the standings match results.jsonl.
     """
     import trio
 
-    interrupted = False
+    interrupted: int | None = None
     result = None
     error: Exception | None = None
     async with trio.open_nursery() as nursery:
         async def watch() -> None:
             nonlocal interrupted
-            with trio.open_signal_receiver(signal.SIGINT) as signals:
-                async for _ in signals:
-                    interrupted = True
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+                async for signum in signals:
+                    interrupted = signum
                     nursery.cancel_scope.cancel()
                     return
 
@@ -417,8 +432,10 @@ async def _until_interrupted(start):
 
         nursery.start_soon(watch)
         nursery.start_soon(work)
-    if interrupted:
+    if interrupted == signal.SIGINT:
         raise KeyboardInterrupt
+    if interrupted is not None:
+        raise Stopped(interrupted)
     if error is not None:
         raise error
     return result

@@ -303,7 +303,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--core", type=int, default=None)
     ap.add_argument("--log-level", default="warning")
     args = ap.parse_args(argv)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the referee decides when to stop
+    # The referee decides when to stop: Ctrl-C, a closed terminal or a service manager's SIGTERM
+    # sent to the whole group reach it too, and it ends this worker's games (and then the worker,
+    # by closing its input); a referee that is killed outright closes that input as well.
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
     configure_logging(args.log_level)
     if args.core is not None and can_pin():
         try:

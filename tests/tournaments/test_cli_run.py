@@ -248,6 +248,78 @@ def test_ctrl_c_stops_with_one_line_keeps_finished_games_and_resumes(tmp_path):
     assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(12))
 
 
+def descendants(pid: int) -> set[int]:
+    """Every live process below ``pid`` (worker processes, sandboxes, bots), from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.add(child)
+            todo.append(child)
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize(("signum", "group"), [(signal.SIGTERM, False), (signal.SIGTERM, True),
+                                                (signal.SIGHUP, False)], ids=["term", "term-group", "hup"])
+def test_sigterm_or_sighup_stops_cleanly_ends_every_process_and_resumes(tmp_path, signum, group):
+    """A service manager's `kill PID` (or one to the whole group), or a closed terminal: the
+    games in play end with their bots, the finished ones are kept, one line says so, exit
+    128 + the signal, and nothing the run started is left running."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen(referee_cmd("run", EXAMPLES / "back-alley.toml", "--output", out, "-q"), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while count_lines(out / "results.jsonl") < 2 or not any("random_bot" in _cmdline(p)
+                                                                 for p in descendants(proc.pid)):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.005)
+        started = descendants(proc.pid)  # the workers and the bots in play
+        if group:
+            os.killpg(proc.pid, signum)
+        else:
+            os.kill(proc.pid, signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 128 + signum, err
+    name = signal.Signals(signum).name
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith(f"referee: stopped by {name};"), err
+    deadline = time.monotonic() + 10  # a sandbox's last process may take a moment to be reaped
+    while (left := {p for p in started if alive(p)}) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not left, f"left running: {[_cmdline(p) for p in left]}"
+    kept = parse_results((out / "results.jsonl").read_bytes())
+    assert kept.dropped == 0 and 2 <= len(kept.results) < 12
+    assert json.loads((out / "standings.json").read_text())["games_played"] == len(kept.results)
+    res = referee("run", EXAMPLES / "back-alley.toml", "--output", out, "-q")
+    assert res.returncode == 0 and f"resuming, {len(kept.results)} already played" in res.stderr
+    assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(12))
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
 # ---------------------------------------------------------------------------
 # The tournament secret and authenticated results, with real bots.
 
