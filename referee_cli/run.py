@@ -252,7 +252,7 @@ def register(app: typer.Typer) -> None:
         dask: Annotated[str | None, typer.Option(
             "--dask", metavar="ADDRESS",
             help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786, tls://HOST:PORT), or local:N to "
-                 "start N single-threaded workers on this machine (needs referee[dask]; docs/distributed.md).")] = None,
+                 "start N single-threaded workers on this machine (the dask extra; docs/distributed.md).")] = None,
         gauntlet: Annotated[list[str], typer.Option(
             "--gauntlet", metavar="NAME",
             help="Play a gauntlet: NAME plays every other entrant, the others never meet "

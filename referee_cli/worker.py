@@ -69,7 +69,9 @@ def register(app: typer.Typer) -> None:
         except ImportError as exc:
             if exc.name not in ("dask", "distributed"):
                 raise
-            raise UserError("referee worker needs Dask: pip install 'referee[dask]'") from None
+            from tournaments.executor_factory import DASK_MISSING
+
+            raise UserError(f"referee worker {DASK_MISSING}") from None
         there, from_coordinator = _published(scheduler)
         differences = dask_executor.version_differences(dask_executor.local_versions(), there)
         if differences:

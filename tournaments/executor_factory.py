@@ -9,6 +9,11 @@ from contextlib import asynccontextmanager
 from .config import Tournament, default_jobs
 from .executors import Executor, ExecutorSetupError
 
+#: How to get Dask, said where it is missing: the project is installed from its checkout
+#: (README), so `pip install 'referee[dask]'` would look for a package on PyPI instead.
+DASK_MISSING = ("needs Dask, the project's dask extra: in the checkout, "
+                "`.venv/bin/pip install -e '.[dask]'` (docs/distributed.md)")
+
 
 @asynccontextmanager
 async def open_executor(t: Tournament, games: int) -> AsyncIterator[Executor]:
@@ -20,7 +25,7 @@ async def open_executor(t: Tournament, games: int) -> AsyncIterator[Executor]:
         except ImportError as exc:
             if exc.name not in ("dask", "distributed"):
                 raise
-            raise ExecutorSetupError(f"dask = {t.dask!r} needs Dask: pip install 'referee[dask]'") from None
+            raise ExecutorSetupError(f"dask = {t.dask!r} {DASK_MISSING}") from None
 
         async with open_dask_executor(t) as executor:
             yield executor
