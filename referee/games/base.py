@@ -34,6 +34,7 @@ the events addressed to them.
 from __future__ import annotations
 
 import abc
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self
@@ -58,6 +59,10 @@ class IllegalAction(GameError, ValueError):
 
 class InvalidOptions(GameError, UserFault, ValueError):
     """Game options are unknown or out of range: the user's fault."""
+
+
+class InconsistentView(GameError, ValueError):
+    """No hidden state fits this view (a corrupted or hand-made view)."""
 
 
 class ParsedAction(abc.ABC):
@@ -171,6 +176,23 @@ class Outcome:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one seat knows: exactly what that seat was sent.
+
+    ``state`` is the seat's information state, ``GameState.observe(seat)``
+    (a decision request's ``state``); ``options`` the game's options as the
+    spec normalised them; ``events`` the event dicts this seat was sent so
+    far, for a game whose state alone does not say everything the seat saw
+    (each game's ``determinize`` module says whether it reads them).
+    """
+
+    seat: int
+    options: Mapping[str, JSON]
+    state: Mapping[str, JSON]
+    events: tuple[Mapping[str, JSON], ...] = ()
+
+
 class GameState(abc.ABC):
     """A running game.  See the module docstring for the contract."""
 
@@ -232,3 +254,18 @@ class GameSpec(abc.ABC):
         self, seed: int, options: Mapping[str, JSON] | None = None
     ) -> tuple[GameState, list[Event]]:
         """Initial state for ``seed`` and the events its creation produced."""
+
+    def determinize(self, view: View, rng: random.Random) -> GameState:
+        """A full state drawn (from ``rng`` only) among the hidden states ``view`` allows.
+
+        The sample is the engine's own state class (``legal_actions``,
+        ``apply``, ``clone`` and ``outcome`` work on it, for search rollouts)
+        and agrees with everything the seat was sent:
+        ``sample.observe(view.seat) == view.state``, the same seat to act, and
+        on the seat's own turn the same legal actions.  What the seat cannot
+        know (other hands, the order of the stock, later shuffles) is random.
+        Reads nothing but ``view``: equal views and equal ``rng`` states give
+        equal samples.  Raises ``InconsistentView`` (never hangs) when no
+        hidden state fits the view.
+        """
+        raise NotImplementedError(f"{self.name} has no determinizer")
