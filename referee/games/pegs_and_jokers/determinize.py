@@ -58,42 +58,47 @@ def _cards(value: Any, what: str, deck: Counter[str]) -> list[str]:
     return value
 
 
-def _history(events: Sequence[Mapping[str, Any]], seat: int) -> tuple[Counter[str] | None, list[int]]:
+def _history(events: Sequence[Mapping[str, Any]], seat: int, n: int) -> tuple[Counter[str] | None, list[int]]:
     """From the seat's events: what the draw pile may hold (``None`` before any reshuffle),
-    and per seat the turn of its last discard if it has not drawn since (else -1)."""
-    played: list[str] = []
-    pile: Counter[str] | None = None
-    n = 0
-    last_discard: dict[int, int] = {}
-    reshuffled = -1  # the new draw pile's size, between a reshuffle and the turn that drew from it
-    from_pile: int | None = None  # how many of the next own "drawn" cards came from the new pile
-    for e in events:
+    and per seat the turn of its last discard if it has not drawn or moved since (else -1).
+
+    Reads only the tail it needs: back to the reshuffle before the last one, and back
+    until every seat's last action is found.
+    """
+    last_discard = [-1] * n
+    open_seats = set(range(n))
+    reshuffles: list[int] = []
+    for i in range(len(events) - 1, -1, -1):
+        e = events[i]
         kind = e["type"]
-        if kind in ("move", "discard"):
-            played.append(e["card"])
-            if kind == "discard":
-                last_discard[e["seat"]] = e["turn"]
-            else:
-                last_discard.pop(e["seat"], None)
+        if open_seats and kind in ("move", "discard", "draw"):
+            s = e["seat"]
+            if s in open_seats and (kind != "draw" or e["count"]):
+                open_seats.discard(s)
+                if kind == "discard":
+                    last_discard[s] = e["turn"]
         elif kind == "reshuffle":
-            pile = Counter(played)
-            played = []
-            reshuffled = e["draw_pile"]
-        elif kind == "turn":
-            # A draw may straddle the reshuffle: only the cards after it come from the new pile.
+            reshuffles.append(i)
+        if not open_seats and len(reshuffles) == 2:
+            break
+    if not reshuffles:
+        return None, last_discard
+    last = reshuffles[0]
+    first = reshuffles[1] if len(reshuffles) > 1 else -1
+    pile = Counter(e["card"] for e in events[first + 1:last] if e["type"] in ("move", "discard"))
+    # The cards this seat drew since come from that pile; a draw may straddle the
+    # reshuffle, and then only its cards after the reshuffle do.
+    reshuffled = events[last]["draw_pile"]
+    from_pile: int | None = None
+    for e in events[last + 1:]:
+        kind = e["type"]
+        if kind == "turn":
             from_pile = None if reshuffled < 0 else reshuffled - e["draw_pile"]
             reshuffled = -1
-        elif kind == "draw":
-            if e["count"]:
-                last_discard.pop(e["seat"], None)
-        elif kind == "drawn" and e["seat"] == seat and pile is not None:
+        elif kind == "drawn" and e["seat"] == seat:
             cards = e["cards"]
             pile.subtract(cards if from_pile is None else cards[len(cards) - from_pile:])
-        elif kind == "deal":
-            n = e["players"]
-    if pile is not None:
-        pile = +pile
-    return pile, [last_discard.get(s, -1) for s in range(n)]
+    return +pile, last_discard
 
 
 def _sample(view: View, rng: random.Random) -> PegsAndJokersState:
@@ -129,7 +134,7 @@ def _sample(view: View, rng: random.Random) -> PegsAndJokersState:
     others = [s for s in range(n) if s != seat]
     bins = [sizes[s] for s in others] + [draw]
 
-    pile, last_discard = _history(view.events, seat) if view.events else (None, [])
+    pile, last_discard = _history(view.events, seat, n) if view.events else (None, [])
     # Pool items: a card value, or the value + "*" for copies the draw pile cannot take.
     pool: list[str] = []
     for c, k in unseen.items():
