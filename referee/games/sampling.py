@@ -21,6 +21,10 @@ How the deal is drawn
    over the deals it can reach, so the result is uniform up to the chain's
    mixing (``mix`` swap attempts per card).
 
+When the refused sets are nested (one kind of bin refuses anything, or each
+bin refuses a subset of what the one before refuses) the deal is drawn
+exactly, bin after bin, with no rejection (``_chain_deal``).
+
 Both steps are bounded (no unbounded retry loop): an impossible view costs
 ``tries`` shuffles plus one failed matching.  Cards may repeat in the pool
 (Pegs and Jokers plays with several decks); equal strings are equal cards.
@@ -85,6 +89,9 @@ def _deal(
     mix: int,
 ) -> list[list[str]]:
     cards = list(pool)
+    chain = _chain_deal(cards, sizes, refused, rng)
+    if chain is not None:
+        return chain
     bounds = []
     start = 0
     for n in sizes:
@@ -209,3 +216,48 @@ def _matching(cards: list[str], sizes: Sequence[int], refused: Sequence[Set[str]
                 "no deal of the unseen cards fits the hand sizes and the suits shown void"
             )
     return where
+
+
+def _chain_deal(
+    cards: list[str], sizes: Sequence[int], refused: Sequence[Set[str]], rng: random.Random
+) -> list[list[str]] | None:
+    """The exact deal when the refused sets are nested (``None`` when they are not).
+
+    Bins are filled from the most refusing to the least, each with a uniform choice
+    among the cards it accepts that are left (a fresh choice: taking the first
+    acceptable cards of one shuffle would favour, for the next bin, the cards the
+    last bin passed over).  With nested refusals every choice
+    leaves the same number of acceptable cards to the bins after it, so each
+    consistent deal has the same chance; and a bin left short means no deal exists.
+    The usual cases: only one kind of bin refuses anything (Schmier's discard piles,
+    Pegs and Jokers' draw pile), or the refusals nest (the dealer's piles).
+    """
+    order = sorted((b for b in range(len(sizes)) if sizes[b]), key=lambda b: -len(refused[b]))
+    for a, b in zip(order, order[1:], strict=False):
+        if not refused[b] <= refused[a]:
+            return None
+    out: list[list[str]] = [[] for _ in sizes]
+    rand = rng.random
+    rest = cards
+    free: list[int] = []
+    for b in order:
+        ref = refused[b]
+        if not ref:
+            free.append(b)
+            continue
+        need = sizes[b]
+        allowed = [c for c in rest if c not in ref]
+        if len(allowed) < need:
+            raise InconsistentView("no deal of the unseen cards fits the hand sizes and what was shown")
+        # A uniform choice of `need` of them: the first steps of a Fisher–Yates shuffle.
+        for i in range(need):
+            j = i + int(rand() * (len(allowed) - i))
+            allowed[i], allowed[j] = allowed[j], allowed[i]
+        out[b] = allowed[:need]
+        rest = allowed[need:] + [c for c in rest if c in ref]
+    _shuffle(rest, rng)
+    start = 0
+    for b in free:
+        out[b] = rest[start:start + sizes[b]]
+        start += sizes[b]
+    return out

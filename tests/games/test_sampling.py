@@ -53,8 +53,10 @@ def test_constraints_no_deal_meets_raise_at_once_even_when_each_card_fits_somewh
     refused = [frozenset("abc"), frozenset("abc"), frozenset()]
     with pytest.raises(InconsistentView, match="no deal"):
         constrained_deal(POOL, SIZES, refused, random.Random(0))
-    with pytest.raises(InconsistentView, match="fits in no"):
+    with pytest.raises(InconsistentView):
         constrained_deal(POOL, SIZES, [frozenset("a")] * 3, random.Random(0))
+    with pytest.raises(InconsistentView, match="fits in no"):  # not nested: the matching says it
+        constrained_deal(POOL, SIZES, [frozenset("ab"), frozenset("ac"), frozenset("a")], random.Random(0))
 
 
 def test_bins_that_refuse_the_same_cards_are_cut_apart_at_their_sizes():
@@ -76,3 +78,22 @@ def test_the_same_generator_state_gives_the_same_deal_and_repeated_cards_are_kep
     assert a == b
     assert sorted(c for x in a for c in x) == sorted(pool)
     assert "JK" not in a[0] and "AS" not in a[2]
+
+
+def test_nested_refusals_are_dealt_exactly_uniformly():
+    refused = [frozenset("abc"), frozenset("a"), frozenset()]
+    deals = set()
+    for perm in itertools.permutations(POOL):
+        bins = (frozenset(perm[0:2]), frozenset(perm[2:4]), frozenset(perm[4:6]))
+        if all(not (b & r) for b, r in zip(bins, refused, strict=True)):
+            deals.add(bins)
+    rng = random.Random(2)
+    counts = collections.Counter()
+    for _ in range(6_000):
+        key = tuple(frozenset(b) for b in constrained_deal(POOL, SIZES, refused, rng))
+        assert key in deals
+        counts[key] += 1
+    assert set(counts) == deals
+    expected = 6_000 / len(deals)
+    for n in counts.values():
+        assert abs(n - expected) < 5 * expected ** 0.5, (counts, expected)
