@@ -17,10 +17,15 @@ value cannot be in the draw pile more often than that).  Without events the
 sample agrees with the observation but may put in the draw pile a card that
 cannot be there.
 
-**PJ-4.3** (read from the events too): a seat whose last action was a discard
-held, after it, only cards with no legal move for its colour on the board it
-faced (or jokers); each sample keeps that seat's hand within such cards
-when it has not drawn since.
+**PJ-4.3** (read from the events too): a seat that discarded held, after it,
+five cards with no legal non-joker move for its colour on the board it faced
+(the board is rebuilt by undoing the moves made since).  It has drawn ``k``
+cards and played some since, so at most ``m = k -`` (its plays since that
+had a move then) of its cards now can have had a move then.  With ``m = 0``
+that is a refusal in the deal; with ``m > 0`` deals are drawn without it and
+kept when they meet every bound (up to 8 tries), else drawn with every such
+seat held to ``m = 0`` (stricter, still consistent).  Only each seat's last
+discard within the last 4,000 events is used.
 
 **The future** is not the real one: the draw pile's order is random in each
 sample, and later reshuffles come from the sample's generator, seeded from
@@ -58,28 +63,43 @@ def _cards(value: Any, what: str, deck: Counter[str]) -> list[str]:
     return value
 
 
-def _history(events: Sequence[Mapping[str, Any]], seat: int, n: int) -> tuple[Counter[str] | None, list[int]]:
+#: How far back (in events) the sampler looks for a seat's last discard.
+_DISCARD_LOOKBACK = 4000
+
+
+def _history(
+    events: Sequence[Mapping[str, Any]], seat: int, n: int
+) -> tuple[Counter[str] | None, list[tuple[int, int, int, list[str]] | None]]:
     """From the seat's events: what the draw pile may hold (``None`` before any reshuffle),
-    and per seat the turn of its last discard if it has not drawn or moved since (else -1).
+    and per other seat its last discard as ``(turn, colour, cards drawn since, cards played
+    since)``
+    (``None`` if it has not discarded in the last ``_DISCARD_LOOKBACK`` events).
 
     Reads only the tail it needs: back to the reshuffle before the last one, and back
-    until every seat's last action is found.
+    to every seat's last discard.
     """
-    last_discard = [-1] * n
-    open_seats = set(range(n))
+    last_discard: list[tuple[int, int, int, list[str]] | None] = [None] * n
+    drew = [0] * n
+    played: list[list[str]] = [[] for _ in range(n)]
+    open_seats = set(range(n)) - {seat}
     reshuffles: list[int] = []
+    stop = max(0, len(events) - _DISCARD_LOOKBACK)
     for i in range(len(events) - 1, -1, -1):
         e = events[i]
         kind = e["type"]
-        if open_seats and kind in ("move", "discard", "draw"):
-            s = e["seat"]
-            if s in open_seats and (kind != "draw" or e["count"]):
-                open_seats.discard(s)
-                if kind == "discard":
-                    last_discard[s] = e["turn"]
-        elif kind == "reshuffle":
+        if kind == "reshuffle":
             reshuffles.append(i)
-        if not open_seats and len(reshuffles) == 2:
+        elif open_seats and kind in ("move", "discard", "draw"):
+            s = e["seat"]
+            if s in open_seats:
+                if kind == "draw":
+                    drew[s] += e["count"]
+                elif kind == "move":
+                    played[s].append(e["card"])
+                else:
+                    open_seats.discard(s)
+                    last_discard[s] = (e["turn"], e["colour"], drew[s], played[s])
+        if (not open_seats or i <= stop) and len(reshuffles) == 2:
             break
     if not reshuffles:
         return None, last_discard
@@ -142,12 +162,36 @@ def _sample(view: View, rng: random.Random) -> PegsAndJokersState:
         pool += [c] * free + [c + "*"] * (k - free)
     restricted = frozenset(c + "*" for c in unseen)
     refused: list[frozenset[str]] = [frozenset()] * len(others) + [restricted]
-    if last_discard:
-        for i, s in enumerate(others):
-            if last_discard[s] >= 0 and s != to_act:
-                values = _movable_refused(view.events, s, last_discard[s], obs, n, unseen)
-                refused[i] = values | {c + "*" for c in values}
-    dealt = constrained_deal(pool, bins, refused, rng)
+    # PJ-4.3: after its last discard a seat held 5 cards with no legal non-joker move on
+    # that board; since, it drew k cards and played P, so at most m = k - |P outside| of
+    # its cards now are outside (m = 0: none, a refusal; m > 0: checked on the deal).
+    at_most: list[tuple[int, frozenset[str], int]] = []
+    for i, s in enumerate(others):
+        record = last_discard[s] if last_discard else None
+        if record is None:
+            continue
+        turn, colour, k, since = record
+        values = _movable_refused(view.events, s, turn, colour, obs, n, unseen | Counter(since))
+        m = k - sum(c in values for c in since)
+        if m < 0:
+            raise InconsistentView(f"seat {s} played more cards with a move than it drew since its discard (PJ-4.3)")
+        if m < sizes[s]:
+            at_most.append((i, values | {c + "*" for c in values}, m))
+    dealt = None
+    if any(m for _, _, m in at_most):
+        relaxed = list(refused)
+        for i, values, m in at_most:
+            if not m:
+                relaxed[i] = values
+        for _ in range(8):
+            attempt = constrained_deal(pool, bins, relaxed, rng)
+            if all(sum(c in values for c in attempt[i]) <= m for i, values, m in at_most):
+                dealt = attempt
+                break
+    if dealt is None:  # every bound as a refusal: stricter, still consistent
+        for i, values, _m in at_most:
+            refused[i] = values
+        dealt = constrained_deal(pool, bins, refused, rng)
     hands: dict[int, list[str]] = {seat: list(hand)}
     for s, cards in zip(others, dealt, strict=False):
         hands[s] = [c[:2] for c in cards]
@@ -172,14 +216,13 @@ def _sample(view: View, rng: random.Random) -> PegsAndJokersState:
     return state
 
 
-def _movable_refused(events: Sequence[Mapping[str, Any]], s: int, turn: int, obs: Mapping[str, Any],
-                     n: int, unseen: Counter[str]) -> frozenset[str]:
+def _movable_refused(events: Sequence[Mapping[str, Any]], s: int, turn: int, colour: int,
+                     obs: Mapping[str, Any], n: int, unseen: Counter[str]) -> frozenset[str]:
     """PJ-4.3: the card values seat ``s`` could not have held after its discard on ``turn``:
     those of a kind with a legal move for its colour on the board it faced."""
     board = _board_before(events, turn, obs, n)
     if board is None:
         return frozenset()
-    colour = next(e["colour"] for e in events if e["type"] == "discard" and e["turn"] == turn)
     probe = PegsAndJokersState.from_position(
         n, hands={colour: ["AS"]}, pegs=dict(enumerate(board)), to_act=colour,
     )
