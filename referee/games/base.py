@@ -187,7 +187,9 @@ class View:
     (a decision request's ``state``); ``options`` the game's options as the
     spec normalised them; ``events`` the event dicts this seat was sent so
     far, for a game whose state alone does not say everything the seat saw
-    (each game's ``determinize`` module says whether it reads them).
+    (each game's ``determinize`` module says whether it reads them; Pegs and
+    Jokers does).  A view is a value: its mappings are never changed once it
+    is made (a determinizer may keep what it derived from the last one).
     """
 
     seat: int

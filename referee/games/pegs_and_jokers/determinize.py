@@ -121,7 +121,64 @@ def _history(
     return +pile, last_discard
 
 
+#: The last view derived and what was derived from it: a search bot samples one view
+#: many times, and reading its events (boards rebuilt, moves probed) is the costly part.
+#: Keyed by the View object itself (held here, so its id cannot be reused); a View is a
+#: value, never changed once made.
+_LAST: tuple[View, tuple] | None = None
+
+
 def _sample(view: View, rng: random.Random) -> PegsAndJokersState:
+    global _LAST
+    last = _LAST
+    if last is not None and last[0] is view:
+        derived = last[1]
+    else:
+        derived = _derive(view)
+        _LAST = (view, derived)
+    obs, options, n, seat, to_act, hand, discard, others, bins, pool, refused_base, at_most = derived
+    refused = list(refused_base)
+    dealt = None
+    if any(m for _, _, m in at_most):
+        relaxed = list(refused)
+        for i, values, m in at_most:
+            if not m:
+                relaxed[i] = values
+        for _ in range(8):
+            attempt = constrained_deal(pool, bins, relaxed, rng)
+            if all(sum(c in values for c in attempt[i]) <= m for i, values, m in at_most):
+                dealt = attempt
+                break
+    if dealt is None:  # every bound as a refusal: stricter, still consistent
+        for i, values, _m in at_most:
+            refused[i] = values
+        dealt = constrained_deal(pool, bins, refused, rng)
+    hands: dict[int, list[str]] = {seat: list(hand)}
+    for s, cards in zip(others, dealt, strict=False):
+        hands[s] = [c[:2] for c in cards]
+    draw_pile = [c[:2] for c in dealt[-1]]
+
+    try:
+        state = PegsAndJokersState.from_position(
+            n,
+            hands=hands,
+            pegs={s: list(p) for s, p in enumerate(obs["pegs"])},
+            to_act=to_act,
+            dealer=obs["dealer"],
+            draw_pile=draw_pile,
+            discard_pile=discard,
+            turn=obs["turns_played"],
+            max_turns=options["max_turns"],
+            seed=rng.getrandbits(64),  # the future: fresh, not the real seed
+        )
+    except ValueError as exc:
+        raise InconsistentView(f"no board fits the view: {exc}") from None
+    state.hits = list(obs["hits"])
+    return state
+
+
+def _derive(view: View) -> tuple:
+    """Everything a sample of ``view`` needs that is not drawn at random."""
     obs: Mapping[str, Any] = view.state
     options = SPEC.normalize_options(dict(view.options))
     n = options["players"]
@@ -177,43 +234,7 @@ def _sample(view: View, rng: random.Random) -> PegsAndJokersState:
             raise InconsistentView(f"seat {s} played more cards with a move than it drew since its discard (PJ-4.3)")
         if m < sizes[s]:
             at_most.append((i, values | {c + "*" for c in values}, m))
-    dealt = None
-    if any(m for _, _, m in at_most):
-        relaxed = list(refused)
-        for i, values, m in at_most:
-            if not m:
-                relaxed[i] = values
-        for _ in range(8):
-            attempt = constrained_deal(pool, bins, relaxed, rng)
-            if all(sum(c in values for c in attempt[i]) <= m for i, values, m in at_most):
-                dealt = attempt
-                break
-    if dealt is None:  # every bound as a refusal: stricter, still consistent
-        for i, values, _m in at_most:
-            refused[i] = values
-        dealt = constrained_deal(pool, bins, refused, rng)
-    hands: dict[int, list[str]] = {seat: list(hand)}
-    for s, cards in zip(others, dealt, strict=False):
-        hands[s] = [c[:2] for c in cards]
-    draw_pile = [c[:2] for c in dealt[-1]]
-
-    try:
-        state = PegsAndJokersState.from_position(
-            n,
-            hands=hands,
-            pegs={s: list(p) for s, p in enumerate(obs["pegs"])},
-            to_act=to_act,
-            dealer=obs["dealer"],
-            draw_pile=draw_pile,
-            discard_pile=discard,
-            turn=obs["turns_played"],
-            max_turns=options["max_turns"],
-            seed=rng.getrandbits(64),  # the future: fresh, not the real seed
-        )
-    except ValueError as exc:
-        raise InconsistentView(f"no board fits the view: {exc}") from None
-    state.hits = list(obs["hits"])
-    return state
+    return (obs, options, n, seat, to_act, hand, discard, others, bins, pool, tuple(refused), tuple(at_most))
 
 
 def _movable_refused(events: Sequence[Mapping[str, Any]], s: int, turn: int, colour: int,
