@@ -25,7 +25,7 @@ had a move then) of its cards now can have had a move then.  With ``m = 0``
 that is a refusal in the deal; with ``m > 0`` deals are drawn without it and
 kept when they meet every bound (up to 8 tries), else drawn with every such
 seat held to ``m = 0`` (stricter, still consistent).  Only each seat's last
-discard within the last 4,000 events is used.
+discard within the last 2,000 events is used.
 
 **The future** is not the real one: the draw pile's order is random in each
 sample, and later reshuffles come from the sample's generator, seeded from
@@ -64,7 +64,7 @@ def _cards(value: Any, what: str, deck: Counter[str]) -> list[str]:
 
 
 #: How far back (in events) the sampler looks for a seat's last discard.
-_DISCARD_LOOKBACK = 4000
+_DISCARD_LOOKBACK = 2000
 
 
 def _history(
@@ -89,7 +89,7 @@ def _history(
         kind = e["type"]
         if kind == "reshuffle":
             reshuffles.append(i)
-        elif open_seats and kind in ("move", "discard", "draw"):
+        elif open_seats and i > stop and kind in ("move", "discard", "draw"):
             s = e["seat"]
             if s in open_seats:
                 if kind == "draw":
@@ -223,12 +223,14 @@ def _derive(view: View) -> tuple:
     # that board; since, it drew k cards and played P, so at most m = k - |P outside| of
     # its cards now are outside (m = 0: none, a refusal; m > 0: checked on the deal).
     at_most: list[tuple[int, frozenset[str], int]] = []
+    turns = sorted({r[0] for r in last_discard if r is not None}, reverse=True) if last_discard else []
+    boards = _boards_before(view.events, turns, obs)
     for i, s in enumerate(others):
         record = last_discard[s] if last_discard else None
         if record is None:
             continue
         turn, colour, k, since = record
-        values = _movable_refused(view.events, s, turn, colour, obs, n, unseen | Counter(since))
+        values = _movable_refused(boards[turn], s, colour, n, unseen | Counter(since))
         m = k - sum(c in values for c in since)
         if m < 0:
             raise InconsistentView(f"seat {s} played more cards with a move than it drew since its discard (PJ-4.3)")
@@ -237,15 +239,12 @@ def _derive(view: View) -> tuple:
     return (obs, options, n, seat, to_act, hand, discard, others, bins, pool, tuple(refused), tuple(at_most))
 
 
-def _movable_refused(events: Sequence[Mapping[str, Any]], s: int, turn: int, colour: int,
-                     obs: Mapping[str, Any], n: int, unseen: Counter[str]) -> frozenset[str]:
-    """PJ-4.3: the card values seat ``s`` could not have held after its discard on ``turn``:
-    those of a kind with a legal move for its colour on the board it faced."""
-    board = _board_before(events, turn, obs, n)
-    if board is None:
-        return frozenset()
+def _movable_refused(board: list[list[str]], s: int, colour: int, n: int,
+                     unseen: Counter[str]) -> frozenset[str]:
+    """PJ-4.3: the card values seat ``s`` could not have held after a discard on ``board``:
+    those of a kind with a legal move for its colour there."""
     probe = PegsAndJokersState.from_position(
-        n, hands={colour: ["AS"]}, pegs=dict(enumerate(board)), to_act=colour,
+        n, hands={colour: ["AS"]}, pegs=dict(enumerate(board)), to_act=colour, draw_pile=[],
     )
     probe.seat = s
     probe.colour = colour
@@ -259,15 +258,21 @@ def _movable_refused(events: Sequence[Mapping[str, Any]], s: int, turn: int, col
     return frozenset(refused)
 
 
-def _board_before(events: Sequence[Mapping[str, Any]], turn: int, obs: Mapping[str, Any],
-                  n: int) -> list[list[str]] | None:
-    """The pegs (position texts per colour) when turn ``turn`` was played, by undoing the
-    moves made since, from the current board."""
+def _boards_before(events: Sequence[Mapping[str, Any]], turns: list[int],
+                   obs: Mapping[str, Any]) -> dict[int, list[list[str]]]:
+    """The pegs (position texts per colour) as each of ``turns`` (latest first) was
+    played, by undoing the moves made since from the current board, in one pass."""
     pegs = [list(p) for p in obs["pegs"]]
+    out: dict[int, list[list[str]]] = {}
+    want = list(turns)
     for e in reversed(events):
+        if not want:
+            break
         if e["type"] != "move":
             continue
-        if e["turn"] <= turn:
+        while want and e["turn"] <= want[0]:
+            out[want.pop(0)] = [list(p) for p in pegs]
+        if not want:
             break
         colour = e["colour"]
         for part in reversed(e["parts"]):
@@ -278,4 +283,6 @@ def _board_before(events: Sequence[Mapping[str, Any]], turn: int, obs: Mapping[s
             frm, to = part["peg"]
             pegs[colour].remove(to)
             pegs[colour].append(frm)
-    return pegs
+    for turn in want:  # before every move seen
+        out[turn] = [list(p) for p in pegs]
+    return out
