@@ -19,10 +19,12 @@ from .base import (
     GameSpec,
     GameState,
     IllegalAction,
+    InconsistentView,
     InvalidAction,
     InvalidOptions,
     Outcome,
     ParsedAction,
+    View,
     team_of_seat,
 )
 
@@ -89,6 +91,6 @@ def start_game(name: str, seed: int, options: Mapping) -> tuple[GameSpec, dict, 
 
 __all__ = [
     "Action", "Event", "GAMES", "GameError", "GameSpec", "GameState",
-    "IllegalAction", "InvalidAction", "InvalidOptions", "Outcome", "ParsedAction", "get_game",
-    "start_game", "team_of_seat",
+    "IllegalAction", "InconsistentView", "InvalidAction", "InvalidOptions", "Outcome", "ParsedAction", "get_game",
+    "start_game", "team_of_seat", "View",
 ]

@@ -11,6 +11,9 @@ Shape
   ``ParsedAction``: action text to value and back), and ``new_game(seed,
   options)`` which returns the initial ``GameState`` plus the events that
   creating it produced (the first deal, for instance).
+* ``GameSpec.determinize(view, rng)`` draws a full ``GameState`` among the
+  hidden states consistent with one seat's ``View`` (what that seat was
+  sent), for search bots; ``InconsistentView`` when none fits.
 * ``GameState`` is the running game.  ``to_act()`` names the seat that must
   decide (``None`` once the game is over), ``decision()`` says what kind of
   decision it is (``"bid"``, ``"play"``, ...), ``legal_actions()`` lists every
@@ -34,6 +37,7 @@ the events addressed to them.
 from __future__ import annotations
 
 import abc
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Self
@@ -58,6 +62,10 @@ class IllegalAction(GameError, ValueError):
 
 class InvalidOptions(GameError, UserFault, ValueError):
     """Game options are unknown or out of range: the user's fault."""
+
+
+class InconsistentView(GameError, ValueError):
+    """No hidden state fits this view (a corrupted or hand-made view)."""
 
 
 class ParsedAction(abc.ABC):
@@ -171,6 +179,25 @@ class Outcome:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one seat knows: exactly what that seat was sent.
+
+    ``state`` is the seat's information state, ``GameState.observe(seat)``
+    (a decision request's ``state``); ``options`` the game's options as the
+    spec normalised them; ``events`` the event dicts this seat was sent so
+    far, for a game whose state alone does not say everything the seat saw
+    (each game's ``determinize`` module says whether it reads them; Pegs and
+    Jokers does).  A view is a value: its mappings are never changed once it
+    is made (a determinizer may keep what it derived from the last one).
+    """
+
+    seat: int
+    options: Mapping[str, JSON]
+    state: Mapping[str, JSON]
+    events: tuple[Mapping[str, JSON], ...] = ()
+
+
 class GameState(abc.ABC):
     """A running game.  See the module docstring for the contract."""
 
@@ -232,3 +259,19 @@ class GameSpec(abc.ABC):
         self, seed: int, options: Mapping[str, JSON] | None = None
     ) -> tuple[GameState, list[Event]]:
         """Initial state for ``seed`` and the events its creation produced."""
+
+    @abc.abstractmethod
+    def determinize(self, view: View, rng: random.Random) -> GameState:
+        """A full state drawn (from ``rng`` only) among the hidden states ``view`` allows.
+
+        The sample is the engine's own state class (``legal_actions``,
+        ``apply``, ``clone`` and ``outcome`` work on it, for search rollouts)
+        and agrees with everything the seat was sent:
+        ``sample.observe(view.seat) == view.state``, the same seat to act, and
+        on the seat's own turn the same legal actions.  What the seat cannot
+        know (other hands, the order of the stock, later shuffles) is random.
+        Reads nothing but ``view``: equal views and equal ``rng`` states give
+        equal samples.  Raises ``InconsistentView`` (never hangs) when no
+        hidden state fits the view.  Each game's ``determinize`` module says
+        what it reads, what it infers and what "the future" is in a sample.
+        """
