@@ -12,8 +12,9 @@ import pytest
 
 from referee.games import get_game
 from referee.match.record import read_record
+from referee.match.walk import RecordDiverged
 from referee.replay.html import card_face, render_html
-from referee.replay.html.frames import ReplayError, build_replay
+from referee.replay.html.frames import build_replay
 from referee.replay.html.page import CSP, asset, escape, fill, json_for_script, self_contained_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,7 +100,7 @@ def test_a_record_the_engine_refuses_is_a_one_line_error(record, tmp_path):
     lines[k] = json.dumps(d)
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join(lines) + "\n")
-    with pytest.raises(ReplayError, match="refuses action"):
+    with pytest.raises(RecordDiverged, match=r"^line \d+: illegal action '9'"):
         build_replay(read_record(bad))
     res = referee("replay", bad, "--html", tmp_path / "bad.html")
     assert res.returncode == 2
