@@ -2,9 +2,10 @@
 
 ``write_html(rec, path)`` walks the record (``frames.build_replay``;
 ``RecordDiverged`` if it and the engine disagree) and writes ``path``: the
-frames as embedded JSON, drawn by the hand-written ``assets/replay.js`` with ``assets/replay.css`` around ``assets/replay.html``
-(package data), put together by ``page.self_contained_page``.  The page makes
-no network request.  docs/html-replay.md describes what it shows.
+frames as embedded JSON, drawn by the hand-written ``assets/replay.js`` with
+``assets/replay.css`` around ``assets/replay.html`` (package data), put
+together by ``page.self_contained_page``.  The page makes no network request.
+docs/html-replay.md describes what it shows.
 """
 
 from __future__ import annotations
