@@ -49,16 +49,11 @@ class Verification:
 
 
 def verify_record(rec: Record) -> Verification:
-    """The verdict on a record ``read_record`` read: the walk's (``referee.match.walk``), or why
-    it could not go to the end (a truncated record)."""
+    """The verdict on a record ``read_record`` read: the walk's (``referee.match.walk``)."""
     try:
         walk = Walk.of(rec.header)
         walk.run(rec)
-        if rec.result is None:
-            where = f" (unreadable line {rec.bad_line}: {rec.bad_reason})" if rec.bad_line else ""
-            return Verification(False, f"record is truncated{where}: the prefix of {walk.decisions} decisions "
-                                       "matches the engine, but there is no result", None, walk.decisions)
-        return Verification(True, walk.end(rec.result.outcome.to_outcome()), None, walk.decisions)
+        return Verification(True, walk.finish(rec), None, walk.decisions)
     except RecordDiverged as exc:
         return Verification(False, exc.message, exc.line, exc.decisions)
 

@@ -17,8 +17,9 @@ the engine itself.  A ``Walk`` is the game of one record (OpenSpiel's
   of each decision before it is applied (``decision``: return ``STOP`` to end
   the walk there, the state is the one that decision was asked in), after it
   is applied (``applied``, with the engine's events) and of each fault line;
-* ``walk.end(outcome)`` checks the end: no engine event left unrecorded, and the
-  recorded outcome the engine's (or a forfeit, when a bot faulted).
+* ``walk.finish(rec)`` checks the end: a result line there (not a truncated
+  record), no engine event left unrecorded, and the recorded outcome the
+  engine's (or a forfeit, when a bot faulted); ``walk.end(outcome)`` the last two.
 
 ``walk.state`` is the engine's state as the walk stands (live: a visitor reads
 it, never changes it); ``walk.events`` the engine's events since the last
@@ -193,6 +194,15 @@ class Walk:
             elif kind == HEADER:
                 raise self.diverged(line_no, "a second header")
         return True
+
+    def finish(self, rec: Record) -> str:
+        """``end`` for a record ``run`` walked: ``RecordDiverged`` too when it has no result line
+        (truncated, or corrupt at ``rec.bad_line``), after ``run`` found its prefix sound."""
+        if rec.result is None:
+            where = f" (unreadable line {rec.bad_line}: {rec.bad_reason})" if rec.bad_line else ""
+            raise self.diverged(None, f"record is truncated{where}: the prefix of {self.decisions} decisions "
+                                      "matches the engine, but there is no result")
+        return self.end(rec.result.outcome.to_outcome())
 
     def end(self, recorded: Outcome) -> str:
         """The record's end against the engine's, once every line matched: what was verified,
