@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+import trio
+from trio.testing import MockClock
 
 from referee.errors import UserFault
 from referee.match.record import DecisionLine, EventLine, read_record
@@ -24,11 +26,21 @@ ROOT = Path(__file__).resolve().parents[2]
 GAMES = ["back-alley", "schmier", "pegs-and-jokers"]
 
 
-@pytest.fixture(params=GAMES)
-async def recorded(request, tmp_path, autojump_clock):
-    path = tmp_path / f"{request.param}.jsonl"
-    result, _ = await play({}, Limits(), game=request.param, seed=3, record_path=path)
+@pytest.fixture(scope="module", params=GAMES)
+def played(request, tmp_path_factory) -> bytes:
+    """A game of fake bots on virtual time, played once per game for the module: its record's bytes."""
+    path = tmp_path_factory.mktemp("walk") / f"{request.param}.jsonl"
+    result, _ = trio.run(lambda: play({}, Limits(), game=request.param, seed=3, record_path=path),
+                         clock=MockClock(autojump_threshold=0))
     assert result.fault is None
+    return path.read_bytes()
+
+
+@pytest.fixture
+def recorded(played, tmp_path) -> Path:
+    """A copy of the module's record for one test to tamper with."""
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(played)
     return path
 
 
@@ -69,7 +81,7 @@ class Seen(Visitor):
         self.after.append((line, entry.n, walk.decisions, [e.data for e in events]))
 
 
-async def test_a_sound_record_is_walked_to_its_end_and_each_decision_is_shown_before_and_after(recorded):
+def test_a_sound_record_is_walked_to_its_end_and_each_decision_is_shown_before_and_after(recorded):
     rec = read_record(recorded)
     decisions = [(line, e) for line, e in zip(rec.line_numbers, rec.entries, strict=True)
                  if isinstance(e, DecisionLine)]
@@ -93,7 +105,7 @@ async def test_a_sound_record_is_walked_to_its_end_and_each_decision_is_shown_be
     assert {line: data for line, _, _, data in seen.after} == following
 
 
-async def test_a_visitor_stops_the_walk_at_decision_n_with_the_state_it_was_asked_in(recorded):
+def test_a_visitor_stops_the_walk_at_decision_n_with_the_state_it_was_asked_in(recorded):
     lines = lines_of(recorded)
     at = decision_lines(recorded)
     n = len(at) // 2
@@ -134,21 +146,21 @@ def refused(path: Path, pattern: str) -> RecordDiverged:
     return caught.value
 
 
-async def test_a_wrong_legal_list_is_caught_at_its_line(recorded):
+def test_a_wrong_legal_list_is_caught_at_its_line(recorded):
     k = decision_lines(recorded)[2]
     tamper(recorded, k, lambda d: d.update(legal=d["legal"][::-1] + ["extra"]))
     err = refused(recorded, rf"^line {k}: legal actions differ: record offers \[")
     assert err.line == k and err.decisions == 2 and isinstance(err, UserFault)
 
 
-async def test_an_action_the_engine_refuses_is_caught_at_its_line(recorded):
+def test_an_action_the_engine_refuses_is_caught_at_its_line(recorded):
     k = decision_lines(recorded)[3]
     tamper(recorded, k, lambda d: d.update(action="no-such-action"))
     err = refused(recorded, rf"^line {k}: illegal action 'no-such-action': ")
     assert err.line == k and err.decisions == 3
 
 
-async def test_another_seat_or_decision_kind_is_caught_at_its_line(recorded):
+def test_another_seat_or_decision_kind_is_caught_at_its_line(recorded):
     k = decision_lines(recorded)[1]
     seat = json.loads(lines_of(recorded)[k - 1])["seat"]
     tamper(recorded, k, lambda d: d.update(seat=(seat + 1) % 3))  # another seat the game has
@@ -157,7 +169,7 @@ async def test_another_seat_or_decision_kind_is_caught_at_its_line(recorded):
     refused(recorded, rf"^line {k}: decision kind 'juggle' differs from the engine's '")
 
 
-async def test_an_event_that_differs_is_caught_at_its_line(recorded):
+def test_an_event_that_differs_is_caught_at_its_line(recorded):
     lines = lines_of(recorded)
     k = next(i for i, line in enumerate(lines, 1) if line.startswith('{"record":"event"'))
     tamper(recorded, k, lambda e: e["event"].update(tampered=True))
@@ -166,7 +178,7 @@ async def test_an_event_that_differs_is_caught_at_its_line(recorded):
     refused(recorded, rf"^line {k}: event differs: ")
 
 
-async def test_a_missing_or_extra_event_line_is_caught_where_the_record_goes_on_without_it(recorded):
+def test_a_missing_or_extra_event_line_is_caught_where_the_record_goes_on_without_it(recorded):
     lines = lines_of(recorded)
     # A decision line right after an event line: the engine's last event before that decision.
     d = next(i for i in decision_lines(recorded) if lines[i - 2].startswith('{"record":"event"'))
@@ -176,7 +188,7 @@ async def test_a_missing_or_extra_event_line_is_caught_where_the_record_goes_on_
     refused(recorded, rf"^line {d}: recorded event .* was not produced by the engine$")
 
 
-async def test_a_truncated_record_walks_its_prefix_and_is_refused_at_its_end(recorded):
+def test_a_truncated_record_walks_its_prefix_and_is_refused_at_its_end(recorded):
     lines = lines_of(recorded)
     at = decision_lines(recorded)
     cut = at[4]  # up to and including the fifth decision line, then a torn line
@@ -190,7 +202,7 @@ async def test_a_truncated_record_walks_its_prefix_and_is_refused_at_its_end(rec
     refused(recorded, rf"^record is truncated \(unreadable line {cut + 1}: .*\): the prefix of 5 decisions")
 
 
-async def test_a_record_whose_engine_event_never_comes_is_refused_at_its_end(recorded):
+def test_a_record_whose_engine_event_never_comes_is_refused_at_its_end(recorded):
     lines = lines_of(recorded)
     result = next(i for i, line in enumerate(lines) if line.startswith('{"record":"result"'))
     last_event = max(i for i, line in enumerate(lines[:result]) if line.startswith('{"record":"event"'))
@@ -199,7 +211,7 @@ async def test_a_record_whose_engine_event_never_comes_is_refused_at_its_end(rec
     refused(recorded, r"^engine event .* missing from the record$")
 
 
-async def test_a_game_it_cannot_rebuild_or_another_rules_version_is_refused_at_line_1(recorded):
+def test_a_game_it_cannot_rebuild_or_another_rules_version_is_refused_at_line_1(recorded):
     header = read_record(recorded).header
     with pytest.raises(RecordDiverged, match=r"^record uses rules version '0', this referee has '\w+'$") as caught:
         Walk(header.game, header.seed, header.options, "0")
@@ -217,8 +229,8 @@ def referee(*args):
                           cwd=ROOT, timeout=120)
 
 
-@pytest.mark.parametrize("recorded", ["back-alley"], indirect=True)
-async def test_verify_the_html_replay_and_the_request_lines_refuse_a_tampered_record_at_the_same_line(
+@pytest.mark.parametrize("played", ["back-alley"], indirect=True)
+def test_verify_the_html_replay_and_the_request_lines_refuse_a_tampered_record_at_the_same_line(
         recorded, tmp_path):
     at = decision_lines(recorded)
     k = at[5]
