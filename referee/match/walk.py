@@ -35,7 +35,8 @@ same for both.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from referee.errors import UserFault
@@ -47,8 +48,9 @@ if TYPE_CHECKING:  # the models: verify's fast path walks without them
 #: What a visitor's ``decision`` returns to end the walk before that decision is applied.
 STOP = True
 
-# The kinds of line the walk tells apart (a ``Reading``'s ``kind``).
-EVENT, DECISION, FAULT, RESULT, HEADER, OTHER = range(6)
+# The kinds of line the walk tells apart (a ``Reading``'s ``kind``): the record's own names
+# (a line model's ``record``); any other kind is skipped.
+EVENT, DECISION, FAULT, RESULT, HEADER, OTHER = "event", "decision", "fault", "result", "header", "other"
 
 
 class RecordDiverged(UserFault):
@@ -89,15 +91,18 @@ class Visitor:
 class Reading(Protocol):
     """How the walk reads one form of record line; ``Any`` is that form (a model, or bytes)."""
 
-    def kind(self, line: Any) -> int:
-        """EVENT, DECISION, FAULT, RESULT (the walk ends), HEADER (a second one) or OTHER (skipped)."""
+    def kind(self, line: Any) -> str:
+        """EVENT, DECISION, FAULT, RESULT (the walk ends), HEADER (a second one) or another (skipped)."""
         ...
 
-    def expect(self, event: Event) -> Any:
-        """An engine event in the form ``same_event`` compares a line with."""
+    def expect(self, events: list[Event]) -> list[Any]:
+        """Engine events in the form an event line is compared with (``recorded``)."""
         ...
 
-    def same_event(self, line: Any, want: Any) -> bool: ...
+    @property
+    def recorded(self) -> Callable[[Any], Any] | None:
+        """What an event line says, in ``expect``'s form (compared with ``==``); None: the line itself."""
+        ...
 
     def event_text(self, line: Any) -> str:
         """The recorded event of an event line, for a message."""
@@ -155,19 +160,22 @@ class Walk:
         """Walk ``lines`` (line number, line) read by ``reading``, up to a RESULT line or their end."""
         if self._reading is not reading:
             self._reading = reading
-            self._unrecorded = deque(map(reading.expect, self.events))
-        kind_of, expect, same_event = reading.kind, reading.expect, reading.same_event
+            self._unrecorded = deque(reading.expect(self.events))
+        kind_of, expect, recorded = reading.kind, reading.expect, reading.recorded
         unrecorded = self._unrecorded
         expect_all, next_unrecorded = unrecorded.extend, unrecorded.popleft
         apply = self.state.apply
         for line_no, line in lines:
+            if recorded is None and unrecorded and line == unrecorded[0]:  # the engine's next event, as is
+                next_unrecorded()
+                continue
             kind = kind_of(line)
             if kind == EVENT:
                 if not unrecorded:
                     raise self.diverged(line_no, f"recorded event {reading.event_text(line)} "
                                                  "was not produced by the engine")
                 want = next_unrecorded()
-                if not same_event(line, want):
+                if (line if recorded is None else recorded(line)) != want:
                     raise self.diverged(line_no, reading.differs(line, want))
             elif kind == DECISION:
                 if unrecorded:
@@ -182,7 +190,7 @@ class Walk:
                     raise self.diverged(line_no, f"illegal action {short(action)!r}: {exc}") from None
                 self.decisions += 1
                 self.events = events
-                expect_all(map(expect, events))
+                expect_all(expect(events))
                 if visitor is not None:
                     visitor.applied(self, line_no, line, events)
             elif kind == FAULT:
@@ -229,25 +237,12 @@ class Walk:
 class _Typed:
     """``read_record``'s lines; a divergence is said with the values on both sides."""
 
-    def __init__(self) -> None:
-        self._kinds: dict[type, int] = {}
-
-    def kind(self, line: Any) -> int:
-        kinds = self._kinds
-        if not kinds:  # the models, imported on the first typed walk only
-            from referee.match.record import DecisionLine, EventLine, FaultLine, HeaderLine, ResultLine
-
-            kinds.update({EventLine: EVENT, DecisionLine: DECISION, FaultLine: FAULT, ResultLine: RESULT,
-                          HeaderLine: HEADER})
-        return kinds.get(type(line), OTHER)
+    kind = staticmethod(attrgetter("record"))
+    recorded = staticmethod(attrgetter("event", "to"))
 
     @staticmethod
-    def expect(event: Event) -> tuple[Any, list[int] | None]:
-        return event.data, list(event.to) if event.to is not None else None
-
-    @staticmethod
-    def same_event(line: Any, want: tuple[Any, list[int] | None]) -> bool:
-        return bool(line.event == want[0] and line.to == want[1])
+    def expect(events: list[Event]) -> list[tuple[Any, list[int] | None]]:
+        return [(e.data, list(e.to) if e.to is not None else None) for e in events]
 
     @staticmethod
     def event_text(line: Any) -> str:
