@@ -161,7 +161,7 @@ class Walk:
         if self._reading is not reading:
             self._reading = reading
             self._unrecorded = deque(reading.expect(self.events))
-        kind_of, expect, recorded = reading.kind, reading.expect, reading.recorded
+        kind_of, expect, recorded, decided = reading.kind, reading.expect, reading.recorded, reading.action
         unrecorded = self._unrecorded
         expect_all, next_unrecorded = unrecorded.extend, unrecorded.popleft
         apply = self.state.apply
@@ -181,7 +181,7 @@ class Walk:
                 if unrecorded:
                     raise self.diverged(line_no, f"engine event {reading.want_text(unrecorded[0])} missing "
                                                  "from the record before this decision")
-                action = reading.action(self, line_no, line)
+                action = decided(self, line_no, line)
                 if visitor is not None and visitor.decision(self, line_no, line):
                     return False
                 try:
