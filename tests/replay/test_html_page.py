@@ -130,3 +130,21 @@ def test_a_truncated_record_still_renders(record, tmp_path):
     assert data["truncated"] and data["result"] is None
     assert data["frames"][-1]["kind"] != "end"
     assert get_game("schmier").title in page
+
+
+def test_a_fault_at_the_first_request_is_a_fault_frame_not_a_second_start(tmp_path):
+    import trio
+    from trio.testing import MockClock
+
+    from referee.match.types import Limits
+    from tests.match.fakes import play, player
+
+    path = tmp_path / "fault.jsonl"
+    unparseable = player(reply=lambda n, msg: b'{"type":"action","id":%d,"action":"??"}\n' % msg["id"])
+    result, _ = trio.run(lambda: play(dict.fromkeys(range(6), unparseable), Limits(), game="schmier", seed=4,
+                                      record_path=path), clock=MockClock(autojump_threshold=0))
+    rec = read_record(path)
+    assert result.fault is not None and not [e for e in rec.entries if e.record == "decision"]  # the first forfeited
+    frames = build_replay(rec)["frames"]
+    assert [f["kind"] for f in frames] == ["start", "fault", "end"]
+    assert frames[1]["fault"]["seat"] == result.fault.seat and frames[1]["legal"]

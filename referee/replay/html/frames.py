@@ -290,7 +290,7 @@ class _Frames(Visitor):
         raw = _raw_fault(self.rec, line)
         extra = {k: v for k, v in raw.items() if k not in _FAULT_FIELDS}
         to_act = state.to_act()
-        self.frames.append({"kind": "fault", **self.fields, "seat": entry.seat,
+        self.frames.append({**self.fields, "kind": "fault", "seat": entry.seat,  # not the start's kind
                             "decision": state.decision() if to_act is not None else None,
                             "legal": state.legal_actions() if to_act == entry.seat else [],
                             "fault": {"seat": entry.seat, "reason": entry.reason, "message": entry.message,
