@@ -200,7 +200,7 @@ def parts_wanted(renderer: Renderer, game: str, deal: int | None, turn: int | No
 
 def write_html_replay(rec: Record, path: Path, *, verify: bool, summary: bool, deal: int | None,
                       seat: int | None) -> None:
-    from referee.replay.html import ReplayError, write_html
+    from referee.replay.html import RecordDiverged, write_html
 
     clash = [flag for flag, given in (("--verify", verify), ("--summary", summary), ("--deal", deal is not None),
                                       ("--seat", seat is not None)) if given]
@@ -209,7 +209,7 @@ def write_html_replay(rec: Record, path: Path, *, verify: bool, summary: bool, d
                         f"drop {', '.join(clash)}")
     try:
         write_html(rec, path)
-    except ReplayError as exc:
+    except RecordDiverged as exc:
         raise UserError(f"{rec.path}: cannot replay: {exc}") from None
     except OSError as exc:
         raise UserError(f"--html {path}: {exc.strerror or exc}") from None

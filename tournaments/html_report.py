@@ -210,7 +210,7 @@ def write_replay_pages(output: Path, results: Sequence[GameResult]) -> ReplayPag
     from referee.games import GAMES
     from referee.match.record import RecordError, read_record
     from referee.replay import rules_version_problem
-    from referee.replay.html import ReplayError, render_html
+    from referee.replay.html import RecordDiverged, render_html
 
     done = ReplayPages()
     for r in sorted(results, key=lambda g: g.game_id):
@@ -229,11 +229,11 @@ def write_replay_pages(output: Path, results: Sequence[GameResult]) -> ReplayPag
         try:
             rec = read_record(record)
             if rec.header.game not in GAMES:
-                raise ReplayError(f"unknown game {rec.header.game!r}")
+                raise RecordDiverged(f"unknown game {rec.header.game!r}")
             if (problem := rules_version_problem(rec.header)) is not None:
-                raise ReplayError(problem)
+                raise RecordDiverged(problem)
             text = render_html(rec)
-        except (RecordError, ReplayError) as exc:
+        except (RecordError, RecordDiverged) as exc:
             done.without[r.game_id] = str(exc)
             continue
         try:

@@ -1,7 +1,8 @@
 """Debugging a bot from its record: the exact lines a seat got, re-asking a decision, a what-if.
 
 Nothing here is stored twice: the record's seed, options and recorded actions
-rebuild the game through its engine, and every line a seat is sent comes from
+rebuild the game through its engine (the one record walk, ``referee.match.walk``,
+checks them against it as it goes), and every line a seat is sent comes from
 the encoders the match runner uses (``hello_for``, ``codec.encode_request``,
 ``codec.encode_event``), so what is printed or fed to a bot is byte for byte
 what the seat got in the recorded game.
@@ -46,12 +47,13 @@ from protocol.codec import encode_event, encode_request
 from protocol.machine import Action, read_action
 from protocol.machine import Fault as ProtocolFault
 from referee.errors import UserFault
-from referee.games import GameError, GameSpec, get_game
+from referee.games import GameSpec
 from referee.match.channel import BotChannel, BotFault
 from referee.match.clock import TimeBank
 from referee.match.record import DecisionLine, FaultLine, ReadyLine, Record, RecordError
 from referee.match.runner import ChannelFactory, action_reader, hello_for, run_match
 from referee.match.types import MAX_TIME_S, BotSpec, FaultReason, Limits, MatchResult
+from referee.match.walk import STOP, RecordDiverged, Visitor, Walk
 
 _DEFAULT_LIMITS = Limits()
 
@@ -84,14 +86,9 @@ class Replay:
     def __init__(self, rec: Record) -> None:
         self.rec = rec
         header = rec.header
-        try:
-            self.spec: GameSpec = get_game(header.game)
-            self.options = self.spec.normalize_options(header.options)
-        except GameError as exc:
-            raise RecordError(f"{rec.path}: cannot rebuild the game: {exc}") from None
-        if header.rules_version != self.spec.rules_version:
-            raise RecordError(f"{rec.path}: the record uses rules version {header.rules_version!r}, this "
-                              f"referee has {self.spec.rules_version!r}: its requests cannot be rebuilt")
+        start = _walk(rec)  # the game's start as the walk rebuilds it (and its rules version checked)
+        self.spec: GameSpec = start.spec
+        self.options = start.options
         # The time each seat was told it had; nothing else of the recorded limits is taken.
         self.times = _recorded_times(rec.path, "limits", header.limits or {}, {})
         # A bot with limits of its own (a tournament entrant's) had them instead of the game's.
@@ -104,7 +101,6 @@ class Replay:
         self.ready_names = list(ready.names) if ready is not None else [s.name for s in header.seats]
         decisions = [e for e in rec.entries if isinstance(e, DecisionLine)]
         self.requests = [Request(d.n, d.seat, d.decision, list(d.legal), d.action) for d in decisions]
-        self.ms = [d.ms for d in decisions]
         fault = next((e for e in rec.entries if isinstance(e, FaultLine)), None)
         self.fault = fault
         if fault is not None and fault.request == len(decisions) + 1 and fault.legal is not None:
@@ -125,32 +121,62 @@ class Replay:
         return self.requests[n - 1]
 
     def lines_for(self, seat: int, until: int) -> list[Line]:
-        """Every line ``seat`` received, from its hello to its request ``until`` (which must be its)."""
-        spec, options = self.spec, self.options
-        out = [Line("hello", hello_for(spec, options, seat, self.seat_limits[seat]).model_dump_json().encode() + b"\n")]
-        wants = self.wants_events[seat]
-        times = TimeBank([sl.decision_s for sl in self.seat_limits], [sl.time_bank_s for sl in self.seat_limits],
-                         self.rec.seats)
-        state, events = spec.new_game(self.rec.header.seed, options)
-        for r in self.requests:
-            if wants:
-                out.extend(Line("event", encode_event(to_json(ev.data))) for ev in events if ev.visible_to(seat))
-            acting = state.to_act()
-            legal = state.legal_actions()
-            if acting != r.seat or legal != r.legal:
+        """Every line ``seat`` received, from its hello to its request ``until`` (which must be its):
+        the record walked (``referee.match.walk``) up to that request."""
+        walk = _walk(self.rec)
+        seen = _SeatLines(self, seat, until)
+        try:
+            stopped = not walk.run(self.rec, seen)
+        except RecordDiverged as exc:
+            raise RecordError(f"{self.rec.path}: {exc}; the lines of request {until} cannot be rebuilt") from None
+        if not stopped:  # ``until`` is the request a bot refused (the fault line's), after the last decision
+            r = self.requests[until - 1]
+            state = walk.state
+            acting, legal = state.to_act(), state.legal_actions()
+            if r.action is not None or acting != r.seat or legal != r.legal:
                 raise RecordError(f"{self.rec.path}: request {r.n} differs from the engine's (seat {acting}, "
                                   f"{len(legal)} legal actions); `referee replay --verify` says where")
-            if acting == seat:
-                out.append(Line("request", encode_request(r.n, seat, state.decision(), state.observe(seat), legal,
-                                                          int(times.allowed[seat] * 1000)), r.n))
-            if r.n == until:
-                return out
-            took = self.ms[r.n - 1] / 1000
-            if took > times.decision_s[acting]:
-                times.charge(acting, took)
-            assert r.action is not None  # only the last request can be the refused one
-            events = state.apply(r.action)
-        raise AssertionError("request beyond the record")  # request() checked ``until``
+            seen.request(walk, r.n)
+        return seen.out
+
+
+def _walk(rec: Record) -> Walk:
+    """The start of ``rec``'s walk; ``RecordError`` naming the record if its game cannot be rebuilt."""
+    try:
+        return Walk.of(rec.header)
+    except RecordDiverged as exc:
+        raise RecordError(f"{rec.path}: {exc}") from None
+
+
+class _SeatLines(Visitor):
+    """The walk's visitor that collects what one seat was sent, up to its request ``until``."""
+
+    def __init__(self, replay: Replay, seat: int, until: int) -> None:
+        limits = replay.seat_limits
+        self.seat, self.until = seat, until
+        self.wants = replay.wants_events[seat]
+        self.times = TimeBank([sl.decision_s for sl in limits], [sl.time_bank_s for sl in limits], replay.rec.seats)
+        hello = hello_for(replay.spec, replay.options, seat, limits[seat])
+        self.out = [Line("hello", hello.model_dump_json().encode() + b"\n")]
+
+    def request(self, walk: Walk, n: int) -> None:
+        """The engine's events since the last decision that the seat saw, then request ``n`` if it is the seat's."""
+        seat, state = self.seat, walk.state
+        if self.wants:
+            self.out.extend(Line("event", encode_event(to_json(ev.data))) for ev in walk.events if ev.visible_to(seat))
+        if state.to_act() == seat:
+            self.out.append(Line("request", encode_request(n, seat, state.decision(), state.observe(seat),
+                                                           state.legal_actions(),
+                                                           int(self.times.allowed[seat] * 1000)), n))
+
+    def decision(self, walk: Walk, line: int, entry: DecisionLine) -> bool | None:
+        self.request(walk, entry.n)
+        if entry.n == self.until:
+            return STOP
+        took = entry.ms / 1000
+        if took > self.times.decision_s[entry.seat]:
+            self.times.charge(entry.seat, took)
+        return None
 
 
 # ---------------------------------------------------------------------------

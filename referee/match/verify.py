@@ -24,7 +24,6 @@ read by the models, as before.
 from __future__ import annotations
 
 import re
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import from_json, to_json
 
 from referee.errors import UserFault
-from referee.games import GameError, Outcome, start_game
+from referee.games import Event, Outcome
 from referee.inputs import read_input
 from referee.match.record_bytes import RECORD_FORMAT, event_entry_bytes, seats_problem
+from referee.match.walk import DECISION, EVENT, FAULT, HEADER, OTHER, RESULT, RecordDiverged, Walk
 
 if TYPE_CHECKING:  # the typed path's models: the fast path imports them only when it falls back
     from referee.match.record import Record
@@ -48,85 +48,14 @@ class Verification:
     decisions: int = 0
 
 
-def _short(value: object, limit: int = 300) -> str:
-    text = str(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def verify_record(rec: Record) -> Verification:
-    from referee.match.record import DecisionLine, EventLine, FaultLine
-
-    header = rec.header
+    """The verdict on a record ``read_record`` read: the walk's (``referee.match.walk``)."""
     try:
-        spec, _, state, events = start_game(header.game, header.seed, header.options)
-    except GameError as exc:
-        return Verification(False, f"cannot rebuild the game: {exc}", 1)
-    if header.rules_version != spec.rules_version:
-        return Verification(False, f"record uses rules version {header.rules_version!r}, "
-                                   f"this referee has {spec.rules_version!r}", 1)
-    pending = deque((e.data, list(e.to) if e.to is not None else None) for e in events)
-    decisions = 0
-    forfeited = False
-    for line_no, entry in zip(rec.line_numbers, rec.entries, strict=True):
-        if isinstance(entry, EventLine):
-            if not pending:
-                return Verification(False, f"line {line_no}: recorded event {_short(entry.event)} "
-                                           "was not produced by the engine", line_no, decisions)
-            data, to = pending.popleft()
-            if entry.event != data or entry.to != to:
-                return Verification(False, f"line {line_no}: event differs: record has {_short(entry.event)} "
-                                           f"(to {entry.to}), engine has {_short(data)} (to {to})",
-                                    line_no, decisions)
-        elif isinstance(entry, DecisionLine):
-            if pending:
-                return Verification(False, f"line {line_no}: engine event {_short(pending[0][0])} missing "
-                                           "from the record before this decision", line_no, decisions)
-            seat = state.to_act()
-            if seat != entry.seat:
-                return Verification(False, f"line {line_no}: record has seat {entry.seat} acting, "
-                                           f"engine expects seat {seat}", line_no, decisions)
-            if entry.decision != state.decision():
-                return Verification(False, f"line {line_no}: decision kind {_short(entry.decision)!r} "
-                                           f"differs from the engine's {state.decision()!r}", line_no, decisions)
-            legal = state.legal_actions()
-            if entry.legal != legal:
-                return Verification(False, f"line {line_no}: legal actions differ: record offers "
-                                           f"{_short(entry.legal)}, engine offers {_short(legal)}",
-                                    line_no, decisions)
-            try:
-                new_events = state.apply(entry.action)
-            except GameError as exc:
-                return Verification(False, f"line {line_no}: illegal action {_short(entry.action)!r}: {exc}",
-                                    line_no, decisions)
-            decisions += 1
-            pending.extend((e.data, list(e.to) if e.to is not None else None) for e in new_events)
-        elif isinstance(entry, FaultLine):
-            forfeited = True
-    if rec.result is None:
-        where = f" (unreadable line {rec.bad_line}: {rec.bad_reason})" if rec.bad_line else ""
-        return Verification(False, f"record is truncated{where}: the prefix of {decisions} decisions "
-                                   "matches the engine, but there is no result", None, decisions)
-    if pending:
-        return Verification(False, f"engine event {_short(pending[0][0])} missing from the record", None, decisions)
-    return _conclude(rec.result.outcome.to_outcome(), forfeited, state, decisions)
-
-
-def _conclude(recorded: Outcome, forfeited: bool, state: Any, decisions: int) -> Verification:
-    """The verdict on a record whose every line matched the engine: does its outcome?"""
-    if forfeited:
-        if recorded.status != "forfeit":
-            return Verification(False, "record has a fault but the result is not a forfeit", None, decisions)
-        return Verification(True, f"verified {decisions} decisions; the game ended by forfeit "
-                                  f"({recorded.reason})", None, decisions)
-    engine = state.outcome()
-    if engine is None:
-        return Verification(False, f"the record ends after {decisions} decisions but the engine's game "
-                                   "is not over", None, decisions)
-    if engine.to_json() != recorded.to_json():
-        return Verification(False, f"outcome differs: record has {recorded.to_json()}, engine has "
-                                   f"{engine.to_json()}", None, decisions)
-    return Verification(True, f"verified {decisions} decisions; outcome matches "
-                              f"({engine.status}, scores {list(engine.scores)})", None, decisions)
+        walk = Walk.of(rec.header)
+        walk.run(rec)
+        return Verification(True, walk.finish(rec), None, walk.decisions)
+    except RecordDiverged as exc:
+        return Verification(False, exc.message, exc.line, exc.decisions)
 
 
 _EVENT = b'{"record":"event","event":'
@@ -230,6 +159,86 @@ def _header(path: Path, line: bytes) -> dict[str, Any] | None:
         return None
 
 
+class _Unvouched(RecordDiverged):
+    """A line the fast path cannot vouch for: the typed path decides, and says why."""
+
+    def __init__(self) -> None:
+        super().__init__("not vouched for by the fast path")
+
+
+class _RunnerBytes:
+    """The walk's reading (``referee.match.walk.Reading``) of a record's lines as the runner
+    writes them: an engine event is the line's bytes (``event_entry_bytes``, the newline that
+    split took off included), a decision line is compared up to its action, and only the
+    action and time are parsed; the few other lines are read by ``plain_line`` (the models
+    only when it cannot vouch for one).  Any line it cannot vouch for raises ``_Unvouched``."""
+
+    def __init__(self) -> None:
+        self.result: dict[str, Any] | None = None
+
+    recorded = None  # an event line is compared as it is
+
+    def kind(self, line: bytes) -> str:
+        if line.startswith(_EVENT):
+            return EVENT
+        if line.startswith(_DECISION):
+            return DECISION
+        return OTHER if not line.strip() else self.other(line)
+
+    def other(self, line: bytes) -> str:
+        """A ready, fault, result or unknown line (a second header is HEADER)."""
+        entry = plain_line(line)
+        if entry is None and (entry := _typed_line(line)) is None:
+            raise _Unvouched
+        kind = entry["record"]
+        if kind == "result":
+            self.result = entry
+            return RESULT
+        return FAULT if kind == "fault" else HEADER if kind == "header" else OTHER
+
+    @staticmethod
+    def expect(events: list[Event]) -> list[bytes]:
+        return [event_entry_bytes(to_json(e.data), e.to)[:-1] for e in events]  # less the newline split took off
+
+    # A divergence is never worded here: the typed path words it.
+    @staticmethod
+    def event_text(line: bytes) -> str:
+        raise _Unvouched
+
+    @staticmethod
+    def want_text(want: bytes) -> str:
+        raise _Unvouched
+
+    @staticmethod
+    def differs(line: bytes, want: bytes) -> str:
+        raise _Unvouched
+
+    @staticmethod
+    def action(walk: Walk, line_no: int, line: bytes) -> str:
+        state = walk.state
+        seat = state.to_act()
+        if seat is None:
+            raise _Unvouched
+        head = b'%s"n":%d,"seat":%d,"decision":%s,"legal":%s,"action":' % (
+            _DECISION, walk.decisions + 1, seat, to_json(state.decision()), to_json(state.legal_actions()))
+        if not line.startswith(head):
+            raise _Unvouched
+        plain = _ACTION_MS.fullmatch(line, len(head))
+        if plain is not None:  # the runner's form: a string without escapes, a JSON number
+            try:
+                return plain[1].decode()
+            except UnicodeDecodeError:
+                raise _Unvouched from None
+        try:
+            rest = from_json(b'{"action":' + line[len(head):])
+        except ValueError:
+            raise _Unvouched from None
+        action, ms = rest.get("action"), rest.get("ms")
+        if len(rest) != 2 or type(action) is not str or type(ms) not in (int, float):
+            raise _Unvouched  # a repeated key, or a mistyped field: the typed path says what
+        return action
+
+
 def verify_fast(path: Path) -> tuple[dict[str, Any], Verification] | None:
     """The header (its fields) and an OK verdict if the record is complete and
     matches the engine line for line in the runner's own encoding; None if
@@ -245,74 +254,20 @@ def verify_fast(path: Path) -> tuple[dict[str, Any], Verification] | None:
     if header is None:
         return None
     try:
-        spec, options, state, events = start_game(header["game"], header["seed"], header["options"])
-    except GameError:
-        return None
-    if header.get("rules_version") != spec.rules_version:
+        walk = Walk(header["game"], header["seed"], header["options"], header.get("rules_version"))
+    except RecordDiverged:
         return None
     seats = header["seats"]
     if not isinstance(seats, list) or not all(isinstance(s, dict) for s in seats) or seats_problem(
-            spec, options, [(s.get("seat"), s.get("team")) for s in seats]) is not None:
+            walk.spec, walk.options, [(s.get("seat"), s.get("team")) for s in seats]) is not None:
         return None  # read_record says what is wrong with them
-    # Each engine event as the record line the runner writes for it (with the newline that
-    # split took off the record's lines).
-    pending = deque(event_entry_bytes(to_json(e.data), e.to) for e in events)
-    expect, popleft, apply = pending.append, pending.popleft, state.apply
-    decisions = 0
-    forfeited = False
-    result: dict[str, Any] | None = None
-    for line in lines[1:]:
-        if line.startswith(_EVENT):
-            if not pending:
-                return None
-            want = popleft()
-            if len(want) != len(line) + 1 or not want.startswith(line):
-                return None
-        elif line.startswith(_DECISION):
-            seat = state.to_act()
-            if pending or seat is None:
-                return None
-            decisions += 1
-            head = b'%s"n":%d,"seat":%d,"decision":%s,"legal":%s,"action":' % (
-                _DECISION, decisions, seat, to_json(state.decision()), to_json(state.legal_actions()))
-            if not line.startswith(head):
-                return None
-            plain = _ACTION_MS.fullmatch(line, len(head))
-            if plain is not None:  # the runner's form: a string without escapes, a JSON number
-                try:
-                    action = plain[1].decode()
-                except UnicodeDecodeError:
-                    return None
-            else:
-                try:
-                    rest = from_json(b'{"action":' + line[len(head):])
-                except ValueError:
-                    return None
-                action, ms = rest.get("action"), rest.get("ms")
-                if len(rest) != 2 or type(action) is not str or type(ms) not in (int, float):
-                    return None  # a repeated key, or a mistyped field: the typed path says what
-            try:
-                for e in apply(action):
-                    expect(event_entry_bytes(to_json(e.data), e.to))
-            except GameError:
-                return None
-        elif not line.strip():
-            continue
-        else:  # the few other lines (ready, fault, result, kinds of newer referees)
-            entry = plain_line(line)
-            if entry is None:
-                entry = _typed_line(line)
-                if entry is None:
-                    return None
-            kind = entry["record"]
-            if kind == "result":
-                result = entry
-                break
-            if kind == "fault":
-                forfeited = True
-            elif kind == "header":
-                return None  # a second header
-    if result is None or pending:
+    reading = _RunnerBytes()
+    try:
+        walk.run_lines(enumerate(lines[1:], start=2), reading)
+        result = reading.result
+        if result is None:
+            return None
+        message = walk.end(Outcome.from_json(result["outcome"]))
+    except RecordDiverged:
         return None
-    verdict = _conclude(Outcome.from_json(result["outcome"]), forfeited, state, decisions)
-    return (header, verdict) if verdict.ok else None
+    return header, Verification(True, message, None, walk.decisions)

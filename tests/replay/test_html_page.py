@@ -12,8 +12,9 @@ import pytest
 
 from referee.games import get_game
 from referee.match.record import read_record
+from referee.match.walk import RecordDiverged
 from referee.replay.html import card_face, render_html
-from referee.replay.html.frames import ReplayError, build_replay
+from referee.replay.html.frames import build_replay
 from referee.replay.html.page import CSP, asset, escape, fill, json_for_script, self_contained_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,7 +100,7 @@ def test_a_record_the_engine_refuses_is_a_one_line_error(record, tmp_path):
     lines[k] = json.dumps(d)
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join(lines) + "\n")
-    with pytest.raises(ReplayError, match="refuses action"):
+    with pytest.raises(RecordDiverged, match=r"^line \d+: illegal action '9'"):
         build_replay(read_record(bad))
     res = referee("replay", bad, "--html", tmp_path / "bad.html")
     assert res.returncode == 2
@@ -129,3 +130,21 @@ def test_a_truncated_record_still_renders(record, tmp_path):
     assert data["truncated"] and data["result"] is None
     assert data["frames"][-1]["kind"] != "end"
     assert get_game("schmier").title in page
+
+
+def test_a_fault_at_the_first_request_is_a_fault_frame_not_a_second_start(tmp_path):
+    import trio
+    from trio.testing import MockClock
+
+    from referee.match.types import Limits
+    from tests.match.fakes import play, player
+
+    path = tmp_path / "fault.jsonl"
+    unparseable = player(reply=lambda n, msg: b'{"type":"action","id":%d,"action":"??"}\n' % msg["id"])
+    result, _ = trio.run(lambda: play(dict.fromkeys(range(6), unparseable), Limits(), game="schmier", seed=4,
+                                      record_path=path), clock=MockClock(autojump_threshold=0))
+    rec = read_record(path)
+    assert result.fault is not None and not [e for e in rec.entries if e.record == "decision"]  # the first forfeited
+    frames = build_replay(rec)["frames"]
+    assert [f["kind"] for f in frames] == ["start", "fault", "end"]
+    assert frames[1]["fault"]["seat"] == result.fault.seat and frames[1]["legal"]

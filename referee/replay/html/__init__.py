@@ -1,10 +1,11 @@
 """The HTML replay: one self-contained page to step through a recorded game.
 
-``write_html(rec, path)`` re-simulates the record (``frames.build_replay``)
-and writes ``path``: the frames as embedded JSON, drawn by the hand-written
-``assets/replay.js`` with ``assets/replay.css`` around ``assets/replay.html``
-(package data), put together by ``page.self_contained_page``.  The page makes
-no network request.  docs/html-replay.md describes what it shows.
+``write_html(rec, path)`` walks the record (``frames.build_replay``;
+``RecordDiverged`` if it and the engine disagree) and writes ``path``: the
+frames as embedded JSON, drawn by the hand-written ``assets/replay.js`` with
+``assets/replay.css`` around ``assets/replay.html`` (package data), put
+together by ``page.self_contained_page``.  The page makes no network request.
+docs/html-replay.md describes what it shows.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from referee.match.record import Record
+from referee.match.walk import RecordDiverged
 
-from .frames import ReplayError, build_replay, card_face
+from .frames import build_replay, card_face
 from .page import asset, escape, fill, self_contained_page
 
 _PACKAGE = __name__
@@ -34,4 +36,4 @@ def write_html(rec: Record, path: Path) -> None:
     path.write_text(render_html(rec), encoding="utf-8")
 
 
-__all__ = ["ReplayError", "build_replay", "card_face", "render_html", "write_html"]
+__all__ = ["RecordDiverged", "build_replay", "card_face", "render_html", "write_html"]

@@ -1,8 +1,9 @@
 """Re-simulate a match record into the frames of the HTML replay.
 
-``build_replay(rec)`` rebuilds the game from the record's seed and options
-(as ``referee.match.verify`` does) and replays the recorded decisions through
-the engine.  Each frame is the engine's state at one step, as JSON-able data:
+``build_replay(rec)`` walks the record (``referee.match.walk``, as
+``referee replay --verify`` does: a record the engine disagrees with is
+refused, ``RecordDiverged``) and draws a frame at each step.  Each frame is
+the engine's state at one step, as JSON-able data:
 
 * ``start``: the game as created (first deal, or the pegs in start);
 * ``move``: after decision ``n`` (``seat`` chose ``action`` at a ``decision``);
@@ -28,21 +29,18 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from referee.games import Event, GameError, GameState, start_game
+from referee.games import Event, GameError, GameState
 from referee.games.cards import RED_SUITS, SUIT_NAMES, SUIT_SYMBOLS, is_card, is_joker, rank, suit
 from referee.games.pegs_and_jokers.board import HOME_HOLES, SIDE, board_for
 from referee.games.pegs_and_jokers.notation import Play as PegsPlay
 from referee.match.record import DecisionLine, FaultLine, Record
+from referee.match.walk import Visitor, Walk
 
 JSON = Any
 
 #: Fields of a fault entry the page names itself; any other field (the request
 #: id, the refused legal list, the raw reply of newer records) is shown as is.
 _FAULT_FIELDS = ("record", "seat", "reason", "message", "stderr_tail")
-
-
-class ReplayError(ValueError):
-    """The record cannot be replayed by this engine (unknown game, divergence)."""
 
 
 def card_face(card: str) -> dict[str, JSON]:
@@ -70,7 +68,8 @@ class _Game:
                 events: Sequence[Event], after: dict[str, JSON], state: GameState) -> dict[str, JSON]:
         return after
 
-    def closes(self, before: GameState, after: GameState) -> bool:
+    def closes(self, before: dict[str, JSON], after: dict[str, JSON], state: GameState) -> bool:
+        """Whether the decision between frame fields ``before`` and ``after`` (``state``) ended a deal."""
         return False
 
     def score_row(self, before: dict[str, JSON], closed: dict[str, JSON]) -> dict[str, JSON] | None:
@@ -118,10 +117,8 @@ class _CardGame(_Game):
         return {"leader": leader, "winner": winner,
                 "cards": [[(leader + i) % self.seats, c] for i, c in enumerate(cards)]}
 
-    def closes(self, before: GameState, after: GameState) -> bool:
-        key = ("deal", "redeals", "dealer")
-        b, a = before.observe(0), after.observe(0)
-        return after.outcome() is not None or any(b[k] != a[k] for k in key)
+    def closes(self, before: dict[str, JSON], after: dict[str, JSON], state: GameState) -> bool:
+        return state.outcome() is not None or any(before[k] != after[k] for k in ("deal", "redeals", "dealer"))
 
     def closing(self, before: dict[str, JSON], seat: int, decision: str, action: str,
                 events: Sequence[Event], after: dict[str, JSON], state: GameState) -> dict[str, JSON]:
@@ -259,53 +256,56 @@ def _raw_fault(rec: Record, line_no: int) -> dict[str, JSON]:
     return {}
 
 
+class _Frames(Visitor):
+    """The walk's visitor that draws a frame after each decision and at each fault."""
+
+    def __init__(self, rec: Record, walk: Walk) -> None:
+        self.rec = rec
+        self.game = _adapter(walk.spec.name, walk.spec.num_seats(walk.options))
+        self.fields: dict[str, JSON] = {"kind": "start", **self.game.fields(walk.state)}
+        self.frames: list[dict[str, JSON]] = [self.fields]
+        self.rows: list[dict[str, JSON]] = []
+
+    def applied(self, walk: Walk, line: int, entry: DecisionLine, events: list[Event]) -> None:
+        state, game, frames, fields = walk.state, self.game, self.frames, self.fields
+        seat, decision = entry.seat, entry.decision  # the engine's: the walk checked them
+        after = game.fields(state)
+        move = {"kind": "move", "n": entry.n, "seat": seat, "decision": decision, "action": entry.action,
+                "legal": entry.legal, "ms": entry.ms, "public": bool(events) and events[0].to is None,
+                "moved": _moved(walk.spec.name, entry.action)}
+        if game.closes(fields, after, state):
+            closed = game.closing(fields, seat, decision, entry.action, events, after, state)
+            frames.append({**move, **closed})
+            row = game.score_row(fields, closed)
+            if row is not None:
+                self.rows.append({**row, "step": len(frames) - 1})
+            if state.outcome() is None:
+                frames.append({"kind": "deal", **after})
+        else:
+            frames.append({**move, **after, **game.turn_of(fields)})
+        self.fields = after
+
+    def fault(self, walk: Walk, line: int, entry: FaultLine) -> None:
+        state = walk.state
+        raw = _raw_fault(self.rec, line)
+        extra = {k: v for k, v in raw.items() if k not in _FAULT_FIELDS}
+        to_act = state.to_act()
+        self.frames.append({**self.fields, "kind": "fault", "seat": entry.seat,  # not the start's kind
+                            "decision": state.decision() if to_act is not None else None,
+                            "legal": state.legal_actions() if to_act == entry.seat else [],
+                            "fault": {"seat": entry.seat, "reason": entry.reason, "message": entry.message,
+                                      "stderr_tail": entry.stderr_tail, "extra": extra}})
+
+
 def build_replay(rec: Record) -> dict[str, JSON]:
-    """The page data of a record: header, frames, score rows, card faces, board."""
+    """The page data of a record: header, frames, score rows, card faces, board.  The record
+    is walked (``referee.match.walk``): ``RecordDiverged`` where it and the engine disagree."""
     header = rec.header
-    try:
-        spec, options, state, _ = start_game(header.game, header.seed, header.options)
-    except GameError as exc:
-        raise ReplayError(f"cannot rebuild the game: {exc}") from exc
-    seats = spec.num_seats(options)
-    game = _adapter(spec.name, seats)
-    frames: list[dict[str, JSON]] = [{"kind": "start", **game.fields(state)}]
-    rows: list[dict[str, JSON]] = []
-    fields = frames[0]
-    for line_no, entry in zip(rec.line_numbers, rec.entries, strict=True):
-        if isinstance(entry, DecisionLine):
-            seat, decision = state.to_act(), state.decision()
-            if seat != entry.seat:
-                raise ReplayError(f"line {line_no}: the record has seat {entry.seat} acting, "
-                                  f"the engine expects seat {seat}")
-            before_state = state.clone()
-            try:
-                events = state.apply(entry.action)
-            except GameError as exc:
-                raise ReplayError(f"line {line_no}: the engine refuses action {entry.action!r}: {exc}") from exc
-            after = game.fields(state)
-            move = {"kind": "move", "n": entry.n, "seat": seat, "decision": decision, "action": entry.action,
-                    "legal": entry.legal, "ms": entry.ms, "public": bool(events) and events[0].to is None,
-                    "moved": _moved(spec.name, entry.action)}
-            if game.closes(before_state, state):
-                closed = game.closing(fields, seat, decision, entry.action, events, after, state)
-                frames.append({**move, **closed})
-                row = game.score_row(fields, closed)
-                if row is not None:
-                    rows.append({**row, "step": len(frames) - 1})
-                if state.outcome() is None:
-                    frames.append({"kind": "deal", **after})
-            else:
-                frames.append({**move, **after, **game.turn_of(fields)})
-            fields = after
-        elif isinstance(entry, FaultLine):
-            raw = _raw_fault(rec, line_no)
-            extra = {k: v for k, v in raw.items() if k not in _FAULT_FIELDS}
-            to_act = state.to_act()
-            frames.append({"kind": "fault", **fields, "seat": entry.seat,
-                           "decision": state.decision() if to_act is not None else None,
-                           "legal": state.legal_actions() if to_act == entry.seat else [],
-                           "fault": {"seat": entry.seat, "reason": entry.reason, "message": entry.message,
-                                     "stderr_tail": entry.stderr_tail, "extra": extra}})
+    walk = Walk.of(header)
+    spec, options = walk.spec, walk.options
+    drawn = _Frames(rec, walk)
+    walk.run(rec, drawn)
+    frames, rows, game = drawn.frames, drawn.rows, drawn.game
     done = 0
     for frame in frames:  # "done": decisions applied so far (the state is the engine's after that many)
         frame.setdefault("n", None)
