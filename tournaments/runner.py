@@ -24,10 +24,11 @@ import collections
 import dataclasses
 import itertools
 import math
+import sys
 import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import structlog
 import trio
@@ -36,8 +37,10 @@ from referee.errors import OutputError, RefereeBug, user_fault_in
 from referee.match.runner import run_match
 from referee.match.types import MatchResult
 
+from .chunks import Chunk, ChunkPlanner
 from .config import Tournament
 from .executor_factory import open_executor
+from .executors import make_job
 from .output import OpenedOutput, OutputDir, ResultsWriter, open_output
 from .results import GameResult
 from .schedule import ScheduledGame
@@ -60,6 +63,18 @@ class ProgressSink(Protocol):
     def start(self, *, total: int, done: int, faults: int) -> None: ...
     def advance(self, result: GameResult) -> None: ...
     def finish(self) -> None: ...
+
+
+@runtime_checkable
+class ChunkExecutor(Protocol):
+    """An executor that plays chunks of whole duplicate units (``tournaments.dask_executor``)."""
+
+    chunk_status: dict
+
+    async def play_chunks(self, planner: ChunkPlanner, jobs_for: Callable[[Chunk], list[dict]],
+                          deliver: Callable[[Chunk, str, list[tuple[int, MatchResult]]], Awaitable[None]],
+                          should_stop: Callable[[], bool] = ..., *, audit: float = ..., seed: int = ...,
+                          note: Callable[[str], None] = ...) -> None: ...
 
 
 class NoProgress:
@@ -113,6 +128,9 @@ async def run_tournament(
     if play is not None or not pending:
         return await _run(t, progress, play or run_match, done, pending, sprt)
     async with open_executor(t, len(pending)) as executor:  # local workers or a Dask cluster
+        if isinstance(executor, ChunkExecutor):  # a Dask cluster: many games per task
+            return await _run_chunked(dataclasses.replace(t, jobs=executor.jobs), progress, executor, done, pending,
+                                      sprt)
         return await _run(dataclasses.replace(t, jobs=executor.jobs), progress, executor.play, done, pending, sprt,
                           lambda game: executor.fresh_for(game.seed, t.bots(game)),
                           lambda game: executor.wait_fresh(game.seed, t.bots(game)))
@@ -335,3 +353,89 @@ async def _dispatch(
         if group.subgroup(KeyboardInterrupt) is not None:
             raise KeyboardInterrupt from None
         raise
+
+
+async def _run_chunked(
+    t: Tournament, progress: ProgressSink | None, executor: ChunkExecutor,
+    done: dict[int, GameResult], pending: list[ScheduledGame], sprt: SprtRun | None = None,
+) -> TournamentRun:
+    """``_run`` for an executor that plays chunks of whole duplicate units (Dask):
+    the chunks' games reach this process as compact results, once their records
+    and stderr logs are in the output folder; this process alone writes
+    ``results.jsonl`` (with the MACs: the tournament secret never leaves it), one
+    line per game id however often a chunk was played, and the standings."""
+    out = OutputDir(t.output)
+    progress = progress or NoProgress()
+    results = dict(done)
+    assert t.secret is not None  # bound by open_output
+    try:
+        writer = ResultsWriter(out, t.secret)
+    except OSError as exc:
+        raise OutputError.of(out.results_path, exc) from None
+    played = 0
+    next_standings = time.monotonic() + STANDINGS_EVERY_S
+    tlog = log.bind(game=t.game, output=str(out.root))
+    tlog.info("tournament_started", total=t.total_games(), done=len(done), jobs=t.jobs, batch=t.batch)
+    progress.start(total=t.total_games(), done=len(done), faults=sum(r.fault is not None for r in done.values()))
+    by_id = {g.id: g for g in pending}
+    hidden = t.hidden_paths()
+
+    def jobs_for(chunk: Chunk) -> list[dict]:
+        return [{**make_job(t.game, t.options, t.bots(g), seed=g.seed, record_path=out.record_path(g.id),
+                            limits=t.limits, stderr_dir=out.stderr_dir(g.id), hide=hidden), "id": g.id}
+                for g in chunk.games]
+
+    async def deliver(chunk: Chunk, worker: str, games: list[tuple[int, MatchResult]]) -> None:
+        nonlocal played, next_standings
+        for game_id, match in games:
+            if game_id in results:  # a chunk played twice: its games are written once
+                continue
+            game = by_id[game_id]
+            record = out.record_path(game_id)
+            result = GameResult.from_match(game, match, record.relative_to(out.root).as_posix())
+            with trio.CancelScope(shield=True):  # a finished game is always recorded
+                try:
+                    result = await writer.append(result)
+                except OSError as exc:  # a full disk: the line may be torn; a resume cuts it and replays the game
+                    raise OutputError.of(out.results_path, exc) from None
+            results[game_id] = result
+            played += 1
+            progress.advance(result)
+        if time.monotonic() >= next_standings:
+            next_standings = math.inf
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(write_current_standings, t, dict(results), sprt)
+            next_standings = time.monotonic() + STANDINGS_EVERY_S
+
+    def should_stop() -> bool:
+        return sprt is not None and sprt.status(results.values()).stopped
+
+    def note(line: str) -> None:
+        tlog.warning("dask_note", note=line)
+        print(f"referee: {line}", file=sys.stderr, flush=True)
+
+    planner = ChunkPlanner(pending, t.batch)
+    standings: Standings | None = None
+    finished = False
+    failure: OutputError | None = None
+    try:
+        await executor.play_chunks(planner, jobs_for, deliver, should_stop, audit=t.audit, seed=t.seed, note=note)
+        finished = True
+    except OutputError as exc:
+        failure = exc
+    finally:
+        writer.close()
+        progress.finish()
+        with trio.CancelScope(shield=True):
+            try:
+                standings = await trio.to_thread.run_sync(
+                    lambda: write_current_standings(t, dict(results), sprt, finished=finished))
+            except OutputError:
+                if failure is None:
+                    raise
+    if failure is not None:
+        raise OutputError(f"{failure}; the {len(results)} finished games are kept in {out.results_path}: "
+                          "run the same command again to resume") from None
+    assert standings is not None
+    tlog.info("tournament_finished", played=played, resumed=len(done))
+    return TournamentRun(results=results, resumed=len(done), played=played, standings=standings)
