@@ -41,7 +41,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from referee.errors import UserFault
 from referee.games import GAMES, GameError, GameSpec, get_game
@@ -232,15 +241,12 @@ class TournamentConfig(_Model):
     def _dask_address(cls, value: str | None) -> str | None:
         return None if value is None else check_dask_address(value)
 
-    @model_validator(mode="after")
-    def _dask_only(self) -> TournamentConfig:
-        if self.dask is None:
-            given = [name for name, default in (("batch", None), ("audit", 0.0), ("shared_output", False))
-                     if getattr(self, name) != default]
-            if given:
-                raise ValueError(f"{', '.join(given)}: a setting of Dask runs only (give dask = ADDRESS "
-                                 "or --dask ADDRESS)")
-        return self
+    @field_validator("batch", "audit", "shared_output")
+    @classmethod
+    def _dask_only(cls, value: Any, info: ValidationInfo) -> Any:
+        if value and info.data.get("dask") is None:
+            raise ValueError("a setting of Dask runs only (give dask = ADDRESS or --dask ADDRESS)")
+        return value
 
 
 #: ``jobs`` of a Dask run that does not set it: as many as the cluster can play (``dask_executor``).

@@ -936,7 +936,7 @@ def _local_cluster(workers: int) -> distributed.LocalCluster:
     with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}):
         return distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", scheduler_port=0,
-            dashboard_address=None, silence_logs=logging.ERROR, preload=[__name__])
+            dashboard_address=":0", silence_logs=logging.ERROR, preload=[__name__])
 
 
 def _share_output(client: distributed.Client, output: Path) -> tuple[str, str]:

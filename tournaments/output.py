@@ -12,6 +12,9 @@ Output directory::
     stderr/NNNNNN/       each seat's stderr (empty logs are removed)
     standings.json, standings.csv   the standings so far (``standings_files``): rewritten every
                          runner.STANDINGS_EVERY_S during a run, and at its end
+    cluster.json         a Dask run's per-worker games, faults, homogeneity checks and audits (its
+                         last invocation's; docs/distributed.md); never part of the standings
+    .referee-shared-output  the token by which --shared-output checks the workers see this folder
 
 A game counts as played once an authentic line for it is in
 ``results.jsonl`` and its record file still has the SHA-256 that line names;

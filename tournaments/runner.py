@@ -23,6 +23,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import itertools
+import json
 import math
 import sys
 import time
@@ -37,8 +38,10 @@ from referee.errors import OutputError, RefereeBug, user_fault_in
 from referee.match.runner import run_match
 from referee.match.types import MatchResult
 
+from . import cluster_checks
 from .chunks import Chunk, ChunkPlanner
 from .config import Tournament
+from .durable import write_atomic
 from .executor_factory import open_executor
 from .executors import make_job
 from .output import OpenedOutput, OutputDir, ResultsWriter, open_output
@@ -50,6 +53,7 @@ from .standings_files import write_current_standings
 
 log = structlog.get_logger("referee.tournament")
 
+CLUSTER_FILE = "cluster.json"  # a Dask run's per-worker checks and audits (never in standings.json)
 STANDINGS_EVERY_S = 10.0  # during a run, standings.json / .csv are rewritten at most this often
 APART_POLL_S = 0.05  # a game kept apart from its twin looks again this often for the twin's place back
 PlayFn = Callable[..., Awaitable[MatchResult]]
@@ -70,6 +74,9 @@ class ChunkExecutor(Protocol):
     """An executor that plays chunks of whole duplicate units (``tournaments.dask_executor``)."""
 
     chunk_status: dict
+    audited: list
+    mismatches: list
+    audit_skipped: int
 
     async def play_chunks(self, planner: ChunkPlanner, jobs_for: Callable[[Chunk], list[dict]],
                           deliver: Callable[[Chunk, str, list[tuple[int, MatchResult]]], Awaitable[None]],
@@ -97,6 +104,7 @@ class TournamentRun:
     resumed: int  # games found already finished
     played: int  # games played by this run
     standings: Standings
+    cluster: dict | None = None  # a Dask run's cluster.json (per worker games, faults, checks, audits)
 
 
 async def run_tournament(
@@ -379,6 +387,7 @@ async def _run_chunked(
     progress.start(total=t.total_games(), done=len(done), faults=sum(r.fault is not None for r in done.values()))
     by_id = {g.id: g for g in pending}
     hidden = t.hidden_paths()
+    seen: list[cluster_checks.Game] = []  # this run's games, by the worker that played them
 
     def jobs_for(chunk: Chunk) -> list[dict]:
         return [{**make_job(t.game, t.options, t.bots(g), seed=g.seed, record_path=out.record_path(g.id),
@@ -400,6 +409,9 @@ async def _run_chunked(
                     raise OutputError.of(out.results_path, exc) from None
             results[game_id] = result
             played += 1
+            first = result.teams.index(result.pairing[0]) if result.pairing[0] in result.teams else -1
+            seen.append(cluster_checks.Game(worker, result.pairing, result.status == "win" and first in result.winners,
+                                            result.fault is not None))
             progress.advance(result)
         if time.monotonic() >= next_standings:
             next_standings = math.inf
@@ -426,10 +438,16 @@ async def _run_chunked(
     finally:
         writer.close()
         progress.finish()
+        cluster = cluster_checks.cluster_report(seen, executor.audited, executor.mismatches, executor.audit_skipped)
         with trio.CancelScope(shield=True):
             try:
+                await trio.to_thread.run_sync(write_atomic, out.root / CLUSTER_FILE,
+                                              (json.dumps(cluster, indent=2) + "\n").encode())
                 standings = await trio.to_thread.run_sync(
                     lambda: write_current_standings(t, dict(results), sprt, finished=finished))
+            except OSError as exc:
+                if failure is None:
+                    raise OutputError.of(out.root / CLUSTER_FILE, exc) from None
             except OutputError:
                 if failure is None:
                     raise
@@ -438,4 +456,4 @@ async def _run_chunked(
                           "run the same command again to resume") from None
     assert standings is not None
     tlog.info("tournament_finished", played=played, resumed=len(done))
-    return TournamentRun(results=results, resumed=len(done), played=played, standings=standings)
+    return TournamentRun(results=results, resumed=len(done), played=played, standings=standings, cluster=cluster)
