@@ -18,7 +18,7 @@ after the run.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 
 ALPHA = 0.01  # family-wise: a flag means p < ALPHA after the Bonferroni correction
@@ -89,25 +89,44 @@ def per_worker_counts(games: Iterable[Game]) -> dict[str, dict[str, int]]:
 
 
 def homogeneity(games: Iterable[Game], *, alpha: float = ALPHA, min_games: int = MIN_GAMES) -> list[WorkerCheck]:
-    """For each pairing and each worker with at least ``min_games`` of it (and some
-    of it played elsewhere): its first entrant's wins there against the rest's."""
+    """For each pairing and each worker with at least ``min_games`` of it (and as many
+    played elsewhere): its first entrant's wins there against the rest's.
+
+    Outliers are taken out one at a time: once the most extreme worker of a pairing
+    is flagged, the others are tested again against the rest without it (one broken
+    worker would otherwise drag the rest's share and make honest ones look odd).
+    The Bonferroni factor stays the number of tests of the first pass."""
     table: dict[tuple[str, ...], dict[str, list[int]]] = {}
     for g in games:
         row = table.setdefault(g.pairing, {}).setdefault(g.worker, [0, 0])
         row[0] += 1
         row[1] += g.first_won
-    tests: list[tuple[str, tuple[str, ...], int, int, int, int, float]] = []
-    for pairing, workers in sorted(table.items()):
+
+    def tests_of(pairing: tuple[str, ...], workers: Mapping[str, list[int]]) -> list[WorkerCheck]:
         all_games = sum(n for n, _ in workers.values())
         all_wins = sum(w for _, w in workers.values())
+        out = []
         for worker, (n, w) in sorted(workers.items()):
             rn, rw = all_games - n, all_wins - w
-            if n < min_games or rn < min_games:
-                continue
-            tests.append((worker, pairing, n, w, rn, rw, fisher_exact(w, n - w, rw, rn - rw)))
-    adjusted = bonferroni([t[-1] for t in tests])
-    return [WorkerCheck(worker, pairing, n, w, rn, rw, p, q, q < alpha)
-            for (worker, pairing, n, w, rn, rw, p), q in zip(tests, adjusted, strict=True)]
+            if n >= min_games and rn >= min_games:
+                out.append(WorkerCheck(worker, pairing, n, w, rn, rw, fisher_exact(w, n - w, rw, rn - rw), 1.0,
+                                       False))
+        return out
+
+    m = sum(len(tests_of(p, ws)) for p, ws in table.items())
+    checks: list[WorkerCheck] = []
+    for pairing, workers in sorted(table.items()):
+        left = dict(workers)
+        flagged: list[WorkerCheck] = []
+        while True:
+            current = [replace(c, p_adjusted=min(1.0, c.p * m)) for c in tests_of(pairing, left)]
+            worst = min(current, key=lambda c: c.p, default=None)
+            if worst is None or worst.p_adjusted >= alpha:
+                break
+            flagged.append(replace(worst, flagged=True))
+            del left[worst.worker]
+        checks += flagged + [c for c in current if c.worker not in {f.worker for f in flagged}]
+    return sorted(checks, key=lambda c: (c.pairing, c.worker))
 
 
 def cluster_report(games: Iterable[Game], audits: Sequence[Mapping], mismatches: Sequence[Mapping],

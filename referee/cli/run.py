@@ -365,6 +365,11 @@ def register(app: typer.Typer) -> None:
             print_decision_times(decision_times(t.names, outcome.results.values()), data, err, wide=wide)
         for line in fault_summary(outcome.results, t.game, t.output):
             err.print(line, markup=False)
+        if outcome.cluster is not None and not quiet:  # a Dask run: per worker, audits (cluster.json)
+            from tournaments.cluster_checks import report_lines
+
+            for line in report_lines(outcome.cluster):
+                err.print(line, markup=False)
         report = write_html_report(t.output, t.output / "report.html")
         if quiet:
             err.print(f"output: {t.output} ({json_path.name}, {csv_path.name}, results.jsonl, {report.name})",
