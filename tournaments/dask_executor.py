@@ -623,9 +623,14 @@ def _deliver(reply: Reply, job: Job) -> Reply:
 
 
 class DaskExecutor(Executor):
-    """Each job is a task of ``client``; ``jobs`` games are kept in flight."""
+    """Each job is a task of ``client``; ``jobs`` games are kept in flight.  A run
+    plays chunks (``play_chunks``); ``submit`` plays one game (tests, the seam)."""
 
     error = DaskError
+    # The function a chunk task runs.  Only benchmarks/dask_scale.py replaces it (with a
+    # stand-in whose games are a fixed sleep, to load a scheduler with many workers);
+    # no setting or option reaches it.
+    chunk_task: Callable[..., Reply] = staticmethod(play_chunk_task)
 
     def __init__(self, client: distributed.Client, setup: dict[str, Any], jobs: int, pin: bool = True) -> None:
         self.client = client
@@ -686,7 +691,7 @@ class DaskExecutor(Executor):
                       workers: list[str] | None = None) -> None:
         kind = "audit" if files == "none" else "play"
         future = self.client.submit(
-            play_chunk_task, chunk.id, jobs, self.setup, self.run, self.pin, files, self.shared,
+            self.chunk_task, chunk.id, jobs, self.setup, self.run, self.pin, files, self.shared,
             key=f"referee-{self.run}-{kind}{chunk.id}-{attempt}", pure=False,
             **({"workers": workers, "allow_other_workers": False} if workers else {}))
         self._watch(future, (kind, future, chunk, attempt))
@@ -743,7 +748,10 @@ class DaskExecutor(Executor):
         def refill() -> None:
             threads = self.threads()
             total = sum(threads.values()) or 1
-            while len(playing) < IN_FLIGHT_PER_THREAD * total + 1 and not should_stop():
+            # Until a chunk has measured the game time, one (of one unit) per thread; then
+            # IN_FLIGHT_PER_THREAD per thread, sized from that time.
+            wanted = total if planner.game_s() is None and planner.fixed is None else IN_FLIGHT_PER_THREAD * total
+            while len(playing) < wanted and not should_stop():
                 chunk = planner.next(total)
                 if chunk is None:
                     break

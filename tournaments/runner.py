@@ -396,18 +396,19 @@ async def _run_chunked(
 
     async def deliver(chunk: Chunk, worker: str, games: list[tuple[int, MatchResult]]) -> None:
         nonlocal played, next_standings
+        fresh: list[GameResult] = []
         for game_id, match in games:
-            if game_id in results:  # a chunk played twice: its games are written once
-                continue
-            game = by_id[game_id]
+            if game_id in results or game_id in {r.game_id for r in fresh}:
+                continue  # a chunk played twice: its games are written once
             record = out.record_path(game_id)
-            result = GameResult.from_match(game, match, record.relative_to(out.root).as_posix())
-            with trio.CancelScope(shield=True):  # a finished game is always recorded
-                try:
-                    result = await writer.append(result)
-                except OSError as exc:  # a full disk: the line may be torn; a resume cuts it and replays the game
-                    raise OutputError.of(out.results_path, exc) from None
-            results[game_id] = result
+            fresh.append(GameResult.from_match(by_id[game_id], match, record.relative_to(out.root).as_posix()))
+        with trio.CancelScope(shield=True):  # finished games are always recorded
+            try:
+                written = await writer.append_many(fresh)
+            except OSError as exc:  # a full disk: the line may be torn; a resume cuts it and replays the game
+                raise OutputError.of(out.results_path, exc) from None
+        for result in written:
+            results[result.game_id] = result
             played += 1
             first = result.teams.index(result.pairing[0]) if result.pairing[0] in result.teams else -1
             seen.append(cluster_checks.Game(worker, result.pairing, result.status == "win" and first in result.winners,
