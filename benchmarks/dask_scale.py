@@ -57,6 +57,7 @@ def stand_in_chunk(chunk, jobs, setup, run, pin=True, files="spool", shared=None
 
     started = _time.monotonic()
     loop = d._run_loop(run, False)
+    loop.idle_s = 1e9  # a stand-in plays no game on the loop: it must not close itself as idle
     spool = loop.root / "spool" / f"chunk{chunk}-bench"
     games = []
     for job in jobs:

@@ -649,6 +649,7 @@ class DaskExecutor(Executor):
         self.audit_skipped = 0  # audits not played: no other worker
         self.per_worker: list[dict[str, Any]] = []  # every chunk played: worker, games, faults, seconds
         self.chunk_status: dict[str, Any] = {}
+        self._threads: dict[str, int] = {}  # worker address -> threads (``threads``)
         self._token = trio.lowlevel.current_trio_token()
         self._next = 0
 
@@ -675,9 +676,13 @@ class DaskExecutor(Executor):
     # -- chunks ------------------------------------------------------------
 
     def threads(self) -> dict[str, int]:
-        """Worker address -> threads, as the client last heard from the scheduler (no call)."""
-        workers = self.client.scheduler_info().get("workers", {})
-        return {address: int(w.get("nthreads", 1)) for address, w in workers.items()}
+        """Worker address -> threads, as last asked of the scheduler (``_watch_workers``: every
+        ``FETCH_WATCH_S``; no call here, so a refill costs the scheduler nothing)."""
+        return self._threads
+
+    def _ask_threads(self) -> dict[str, int]:
+        self._threads = {str(a): int(n) for a, n in self.client.nthreads().items()}
+        return self._threads
 
     def _watch(self, future: distributed.Future, event: tuple[Any, ...]) -> None:
         def finished(_: object) -> None:  # on Dask's callback thread
@@ -803,17 +808,20 @@ class DaskExecutor(Executor):
             self._submit_chunk(chunk, [self._jobs[g.id] for g in chunk.games], files, attempt=attempt + 1)
 
         async def watch_fetches() -> None:
-            """A fetch pinned to a worker that left would wait forever: fail it."""
+            """Follow the workers that join and leave; a fetch pinned to a worker that
+            left would wait forever: fail it."""
             while True:
                 await trio.sleep(FETCH_WATCH_S)
+                alive = set(await trio.to_thread.run_sync(self._ask_threads))
+                refill()
                 if self._fetching:
-                    alive = set(self.threads())
                     for future, address in list(self._fetching.items()):
                         if address not in alive:
                             self._fetching.pop(future, None)
                             self._gone.add(future.key)
                             future.cancel()
 
+        await trio.to_thread.run_sync(self._ask_threads)
         refill()
         try:
             async with trio.open_nursery() as nursery:
