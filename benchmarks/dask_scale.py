@@ -64,8 +64,9 @@ def stand_in_chunk(chunk, jobs, setup, run, pin=True, files="spool", shared=None
         _time.sleep(STAND_IN_GAME_S)
         (spool / str(job["id"])).mkdir(parents=True, exist_ok=True)
         (spool / str(job["id"]) / "record.jsonl").write_text('{"record":"header"}\n')
+        outcome = Outcome("win", (0,), (1, 0), reason="stand-in").to_json()
         games.append({"id": job["id"], "kept": [], "result": {
-            "game": job["game"], "seed": job["seed"], "outcome": Outcome("win", (0,), (1, 0), reason="stand-in").to_json(),
+            "game": job["game"], "seed": job["seed"], "outcome": outcome,
             "fault": None, "decisions": 1, "duration_s": STAND_IN_GAME_S, "sandbox": "off", "decision_ms": []}})
     return {"chunk": chunk, "worker": d.worker_name(), "address": d._address(), "spool": spool.name, "games": games,
             "summary": {"games": len(games), "faults": 0, "seconds": round(_time.monotonic() - started, 3)}}
@@ -231,7 +232,8 @@ def main() -> None:
                   f"{x['scheduler_cpu_ms_per_game'] - x['idle_ms_per_game']:10.2f} "
                   f"{x['coordinator_cpu_ms_per_game']:13.2f} {x['games_per_min']:9.1f}")
         base, dflt = report["a"]["batch 2 (one unit)"], report["a"]["default batch"]
-        print(f"default / one unit, scheduler CPU per game: {dflt['scheduler_cpu_ms_per_game'] / base['scheduler_cpu_ms_per_game']:.2f}x")
+        ratio = dflt["scheduler_cpu_ms_per_game"] / base["scheduler_cpu_ms_per_game"]
+        print(f"default / one unit, scheduler CPU per game: {ratio:.2f}x")
         game_s = game_s or dflt["game_s"]
         print(f"median game time: {dflt['game_s']:.3f} s; the idle scheduler burns "
               f"{dflt['idle_cpu_ms_per_s']:.1f} ms CPU per second")

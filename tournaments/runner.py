@@ -428,6 +428,8 @@ async def _run_chunked(
         print(f"referee: {line}", file=sys.stderr, flush=True)
 
     planner = ChunkPlanner(pending, t.batch)
+    if hasattr(progress, "cluster"):  # the live display shows the workers and chunks
+        progress.cluster = lambda: executor.chunk_status
     standings: Standings | None = None
     finished = False
     failure: OutputError | None = None

@@ -240,3 +240,15 @@ def test_shared_output_that_a_worker_cannot_see_is_refused_in_one_line(tmp_path)
     assert line.startswith("referee: error: worker tcp://127.0.0.1:") and "--shared-output: cannot read" in line
     assert "the output folder is not shared with this worker" in line
     assert count_lines(out / "results.jsonl") == 0
+
+
+def test_the_display_shows_workers_and_chunks_and_the_run_ends_with_a_line_per_worker(cluster, tmp_path):
+    args = [a for a in run_args(tmp_path, "--dask", cluster.address, "--batch", "2") if a != "-q"]
+    res = referee(*args)
+    assert res.returncode == 0, res.stderr
+    status = [x for x in res.stderr.splitlines() if x.startswith("dask: ")]
+    assert status and re.fullmatch(r"dask: 2 workers, chunks 0 queued 0 running 2 done, [0-9.]+ games/s",
+                                   status[-1]), res.stderr
+    per_worker = [x for x in res.stderr.splitlines() if x.startswith("worker tcp://127.0.0.1:")]
+    assert sum(int(re.search(r": (\d+) games, 0 faults$", x).group(1)) for x in per_worker) == 4, res.stderr
+    assert (tmp_path / "out" / "cluster.json").exists()
