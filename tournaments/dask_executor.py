@@ -525,24 +525,29 @@ def fetch_spool(run: str, spool: str, cursor: tuple[int, int] = (0, 0), limit: i
     next.  An ``error`` if the spool is not here (another worker process)."""
     with _runs_lock:
         loop = _runs.get(run)
-    folder = loop.root / "spool" / spool if loop is not None else None
-    if loop is None or folder is None or not folder.is_dir():
+    if loop is None:
+        return {"error": f"no run {run} on {worker_name()}"}
+    folder = loop.root / "spool" / spool if spool else None  # "": only what kept bots wrote since (``sweep``)
+    if folder is not None and not folder.is_dir():
         return {"error": f"no spool {spool} of this run on {worker_name()}"}
-    names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) if folder else []
     index, offset = cursor
     pieces: list[tuple[str, int, bytes]] = []
     budget = limit
+    sent = _sent.setdefault(run, {})
     while index < len(names) and budget > 0:
+        assert folder is not None
         data, more = _read_from(folder / names[index], offset, budget)
         pieces.append((f"{spool}/{names[index]}", offset, data))
         budget -= len(data)
         if more:
             offset += len(data)
         else:
+            if "/stderr/" in names[index]:
+                sent[folder / names[index]] = offset + len(data)  # what a kept bot adds later: from here
             index, offset = index + 1, 0
     if index < len(names):
         return {"pieces": pieces, "cursor": (index, offset)}
-    sent = _sent.setdefault(run, {})
     for path, done in list(sent.items()):  # what kept bots wrote since: to their last game's log
         if budget <= 0:
             break
@@ -556,10 +561,10 @@ def fetch_spool(run: str, spool: str, cursor: tuple[int, int] = (0, 0), limit: i
             pieces.append((path.relative_to(loop.root / "spool").as_posix(), done, data))
             sent[path] = done + len(data)
             budget -= len(data)
+    if folder is None:
+        return {"pieces": pieces, "cursor": None}
     for record in folder.glob("*/record.jsonl"):
         record.unlink(missing_ok=True)
-    for log_file in folder.glob("*/stderr/*"):
-        sent[log_file] = log_file.stat().st_size
     kept = _fetched.setdefault(run, [])
     kept.append(folder)
     while len(kept) > KEPT_SPOOLS:
@@ -827,6 +832,8 @@ class DaskExecutor(Executor):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(watch_fetches)
                 await self._drive(receive, playing, audits, planner, refill, finish, replay, compare, start_audit, note)
+                if files == "spool":
+                    await self._sweep()
                 nursery.cancel_scope.cancel()
         except BaseExceptionGroup as group:  # one failure (or Ctrl-C), wrapped by the nursery: raise it plain
             if group.subgroup(KeyboardInterrupt) is not None:
@@ -849,7 +856,8 @@ class DaskExecutor(Executor):
                 reply = await trio.to_thread.run_sync(_result, future)
                 _raise_for(reply)
                 planner.measured(reply["summary"]["seconds"], reply["summary"]["games"])
-                self.per_worker.append({"worker": reply["worker"], "chunk": chunk.id,
+                self.per_worker.append({"worker": reply["worker"], "address": reply["address"],
+                                        "chunk": chunk.id, "kept": any(g["kept"] for g in reply["games"]),
                                         **reply["summary"]})
                 if chunk.id in audits and "primary" not in audits[chunk.id]:
                     audits[chunk.id]["primary"] = reply
@@ -888,6 +896,27 @@ class DaskExecutor(Executor):
                     compare(chunk)
             refill()
 
+    async def _sweep(self) -> None:
+        """At the run's end: from every worker whose bots kept their processes, what those
+        wrote to their last games' stderr logs since its last fetch (after ``SWEEP_GRACE_S``;
+        bounded by ``SWEEP_S``).  Processes are kept only for long-lived bots: other runs skip it."""
+        addresses = sorted({c["address"] for c in self.per_worker if c["kept"]} & set(self.threads()))
+        futures = [self.client.submit(fetch_spool, self.run, "", key=f"referee-{self.run}-sweep-{i}", pure=False,
+                                      workers=[a], allow_other_workers=False, priority=10)
+                   for i, a in enumerate(addresses)]
+        if not futures:
+            return
+        await trio.sleep(SWEEP_GRACE_S)  # what a kept bot writes just after its last game
+        with trio.move_on_after(SWEEP_S):
+            for future in futures:
+                try:
+                    got = await trio.to_thread.run_sync(_result, future, abandon_on_cancel=True)
+                except DaskError:
+                    continue
+                if "pieces" in got:
+                    await trio.to_thread.run_sync(self._write_pieces, got["pieces"])
+        self.abandoned.extend(f for f in futures if not f.done())
+
     def _match(self, game: dict[str, Any]) -> MatchResult:
         job = self._jobs[game["id"]]
         result = MatchResult.from_json({**game["result"], "seats": job["bots"], "options": job["options"],
@@ -909,6 +938,8 @@ class DaskExecutor(Executor):
                  running=sum(n for n in stopped.values() if isinstance(n, int)))
 
 
+SWEEP_GRACE_S = 1.0  # at a run's end, before asking for kept bots' last stderr
+SWEEP_S = 10.0  # at a run's end, how long the last stderr of kept bots may take to come back
 FETCH_WATCH_S = 2.0  # how often the workers that fetches wait on are looked for
 
 

@@ -252,3 +252,34 @@ def test_the_display_shows_workers_and_chunks_and_the_run_ends_with_a_line_per_w
     per_worker = [x for x in res.stderr.splitlines() if x.startswith("worker tcp://127.0.0.1:")]
     assert sum(int(re.search(r": (\d+) games, 0 faults$", x).group(1)) for x in per_worker) == 4, res.stderr
     assert (tmp_path / "out" / "cluster.json").exists()
+
+
+def test_a_kept_bots_stderr_between_games_reaches_the_output_folder_as_locally(cluster, tmp_path):
+    """A long-lived bot that writes to stderr 0.3 s after each game_over (into its last game's
+    log, between games, often after its chunk's files were fetched): every such line is in
+    the output folder, as many as a local run keeps, and no process played a deal twice."""
+    from .test_dask import remembering_copy
+
+    bot = remembering_copy(tmp_path)
+    bot.write_text(bot.read_text().replace(
+        '''        elif kind == "game_over" and games == chatter:''',
+        '''        elif kind == "game_over":
+            # Later, from a thread: while this process waits for its next game (the
+            # next seating of the deal goes to another process), into this game's log.
+            threading.Timer(0.3, lambda i=ident: print(f"after game_over pid={i}", file=sys.stderr,
+                                                       flush=True)).start()
+        if kind == "game_over" and games == chatter:''').replace("import sys\n", "import sys\nimport threading\n", 1))
+    entrants = [{"name": n, "command": [sys.executable, str(bot)]} for n in ("a", "b")]
+
+    def after_lines(out: Path) -> int:
+        return sum(p.read_text().count("after game_over") for p in (out / "stderr").rglob("*.log"))
+
+    local = trio.run(lambda: run_tournament(tournament(tmp_path / "local", entrants=entrants, jobs=2,
+                                                       games_per_pairing=DEALS)))
+    out = tmp_path / "out"
+    run = trio.run(lambda: run_tournament(tournament(out, entrants=entrants, dask=cluster.address, batch=4,
+                                                     games_per_pairing=DEALS)))
+    assert run.played == local.played == GAMES
+    assert after_lines(tmp_path / "local") == after_lines(out) == 4 * GAMES  # one per seat and game
+    assert "SEEN TWICE" not in "".join(p.read_text() for p in (out / "stderr").rglob("*.log"))
+    assert result_lines(out) == result_lines(tmp_path / "local")
