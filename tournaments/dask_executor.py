@@ -465,6 +465,8 @@ def play_chunk_task(chunk: int, jobs: Sequence[Job], setup: Mapping[str, Any], r
         games: list[dict[str, Any]] = []
         restart = False
         for job in jobs:
+            if _let_go():
+                break
             here = spool / str(job["id"])
             hide = [*job.get("hide", ()), str(loop.root)]
             if files == "spool":
@@ -493,6 +495,18 @@ def play_chunk_task(chunk: int, jobs: Sequence[Job], setup: Mapping[str, Any], r
         if not restart:
             break
     return {"error": "stopped by the coordinator", "worker": worker}
+
+
+def _let_go() -> bool:
+    """In a task: whether its coordinator let go of it (gone, killed, or the run ended):
+    the scheduler told this worker to cancel or forget the running task.  A chunk then
+    plays no further game (its games in progress end by their limits)."""
+    try:
+        key = distributed.worker.thread_state.key
+        task = distributed.get_worker().state.tasks.get(key)
+    except (AttributeError, ValueError):  # not in a worker's task (a direct call)
+        return False
+    return task is None or task.state in ("cancelled", "released", "forgotten")
 
 
 def _address() -> str:
