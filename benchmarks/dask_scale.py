@@ -110,6 +110,24 @@ def _idle_rate(pid: int, seconds: float = 5.0) -> float:
     return (_cpu_of(pid) - c0) / (time.perf_counter() - t0)
 
 
+def _noop(i: int) -> int:
+    return i
+
+
+def task_cost(address: str, pid: int, tasks: int = 400) -> float:
+    """The scheduler's CPU per trivial task (submitted one by one, as chunks are), in ms:
+    what one task costs whatever it does."""
+    import distributed
+
+    with distributed.Client(address, timeout=60, direct_to_workers=True) as c:
+        c0 = _cpu_of(pid)
+        futures = [c.submit(_noop, i, pure=False) for i in range(tasks)]
+        c.gather(futures)
+        del futures
+        time.sleep(0.5)  # the releases
+        return (_cpu_of(pid) - c0) / tasks * 1000
+
+
 def part_a(games: int) -> dict:
     out = {}
     for label, batch in (("batch 2 (one unit)", 2), ("default batch", None)):
@@ -117,6 +135,7 @@ def part_a(games: int) -> dict:
             address, procs = _external_cluster(Path(tmp))
             try:
                 idle = _idle_rate(procs[0].pid)
+                per_task = task_cost(address, procs[0].pid)
                 x = _run(_data(tmp, games, address, batch), procs[0].pid)
             finally:
                 for p in procs:
@@ -124,6 +143,7 @@ def part_a(games: int) -> dict:
                     p.wait()
         x["idle_cpu_ms_per_s"] = idle * 1000
         x["idle_ms_per_game"] = idle * x["wall_s"] / x["games"] * 1000
+        x["task_ms"] = per_task
         out[label] = x
     return out
 
@@ -199,11 +219,24 @@ def main() -> None:
     ap.add_argument("--game-s", type=float, default=None, help="(b): game time for 'cores fed' (default: (a)'s)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--one-c")
+    ap.add_argument("--task-cost", action="store_true", help="only the scheduler's CPU per trivial task")
     args = ap.parse_args()
     if args.one_c:
         dask, batch, jobs = json.loads(args.one_c)
         with tempfile.TemporaryDirectory(prefix="dask-scale-") as tmp:
             print(json.dumps(_run(_data(tmp, args.games, dask, batch, jobs), None)))
+        return
+    if args.task_cost:
+        with tempfile.TemporaryDirectory(prefix="dask-scale-") as tmp:
+            address, procs = _external_cluster(Path(tmp))
+            try:
+                idle = _idle_rate(procs[0].pid)
+                print(f"load {os.getloadavg()[0]:.2f}; idle scheduler {idle * 1000:.1f} ms CPU/s; "
+                      f"a trivial task costs it {task_cost(address, procs[0].pid):.2f} ms CPU")
+            finally:
+                for p in procs:
+                    p.kill()
+                    p.wait()
         return
     load = [os.getloadavg()[0]]
     report: dict = {}
@@ -236,7 +269,8 @@ def main() -> None:
         print(f"default / one unit, scheduler CPU per game: {ratio:.2f}x")
         game_s = game_s or dflt["game_s"]
         print(f"median game time: {dflt['game_s']:.3f} s; the idle scheduler burns "
-              f"{dflt['idle_cpu_ms_per_s']:.1f} ms CPU per second")
+              f"{dflt['idle_cpu_ms_per_s']:.1f} ms CPU per second; a trivial task costs it "
+              f"{statistics.median([base['task_ms'], dflt['task_ms']]):.2f} ms")
     if "b" in report:
         game_s = game_s or 1.0
         print(f"\n(b) simulated workers (nthreads 1, one process), stand-in games of {STAND_IN_GAME_S * 1000:.0f} ms, "
