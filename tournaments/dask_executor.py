@@ -340,6 +340,16 @@ class _RunLoop:
         except (trio.RunFinishedError, trio.Cancelled):
             return None
 
+    def end_processes(self) -> None:
+        """(From a task's thread) end every bot process the run's pool keeps, as at the run's
+        end: what they write to stderr as they go is in their last games' logs once this returns."""
+        async def end() -> None:
+            if self._pool is not None:
+                await self._pool.aclose()
+
+        with suppress(trio.RunFinishedError, trio.Cancelled):
+            trio.from_thread.run(end, trio_token=self._token)
+
     def _stop(self) -> int:
         self.closing = True
         stopped = self.playing
@@ -541,7 +551,9 @@ def fetch_spool(run: str, spool: str, cursor: tuple[int, int] = (0, 0), limit: i
         loop = _runs.get(run)
     if loop is None:
         return {"error": f"no run {run} on {worker_name()}"}
-    folder = loop.root / "spool" / spool if spool else None  # "": only what kept bots wrote since (``sweep``)
+    if not spool:  # the run's end (``_sweep``): end the kept processes, then only what they wrote since
+        loop.end_processes()
+    folder = loop.root / "spool" / spool if spool else None
     if folder is not None and not folder.is_dir():
         return {"error": f"no spool {spool} of this run on {worker_name()}"}
     names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) if folder else []
@@ -911,16 +923,16 @@ class DaskExecutor(Executor):
             refill()
 
     async def _sweep(self) -> None:
-        """At the run's end: from every worker whose bots kept their processes, what those
-        wrote to their last games' stderr logs since its last fetch (after ``SWEEP_GRACE_S``;
-        bounded by ``SWEEP_S``).  Processes are kept only for long-lived bots: other runs skip it."""
+        """At the run's end: every worker whose bots kept their processes ends them (as a
+        local run does at its end) and sends what they wrote to their last games' stderr
+        logs since its last fetch (bounded by ``SWEEP_S``).  Processes are kept only for
+        long-lived bots: other runs skip it."""
         addresses = sorted({c["address"] for c in self.per_worker if c["kept"]} & set(self.threads()))
         futures = [self.client.submit(fetch_spool, self.run, "", key=f"referee-{self.run}-sweep-{i}", pure=False,
                                       workers=[a], allow_other_workers=False, priority=10)
                    for i, a in enumerate(addresses)]
         if not futures:
             return
-        await trio.sleep(SWEEP_GRACE_S)  # what a kept bot writes just after its last game
         with trio.move_on_after(SWEEP_S):
             for future in futures:
                 try:
@@ -952,7 +964,6 @@ class DaskExecutor(Executor):
                  running=sum(n for n in stopped.values() if isinstance(n, int)))
 
 
-SWEEP_GRACE_S = 1.0  # at a run's end, before asking for kept bots' last stderr
 SWEEP_S = 10.0  # at a run's end, how long the last stderr of kept bots may take to come back
 FETCH_WATCH_S = 2.0  # how often the workers that fetches wait on are looked for
 
