@@ -674,6 +674,7 @@ class DaskExecutor(Executor):
         self._jobs: dict[int, Job] = {}  # by game id: the jobs of the chunks handed out
         self._live: set[distributed.Future] = set()  # chunk, fetch and audit tasks not finished
         self._fetching: dict[distributed.Future, str] = {}  # fetch task -> the worker it is pinned to
+        self._auditing: dict[distributed.Future, set[str]] = {}  # audit task -> the workers it may run on
         self._gone: set[Any] = set()  # keys of fetches failed because their worker left
         self.audited: list[dict[str, Any]] = []  # every audit compared
         self.mismatches: list[dict[str, Any]] = []  # the audits that differed
@@ -730,6 +731,8 @@ class DaskExecutor(Executor):
             self.chunk_task, chunk.id, jobs, self.setup, self.run, self.pin, files, self.shared,
             key=f"referee-{self.run}-{kind}{chunk.id}-{attempt}", pure=False,
             **({"workers": workers, "allow_other_workers": False} if workers else {}))
+        if workers:
+            self._auditing[future] = set(workers)
         self._watch(future, (kind, future, chunk, attempt))
 
     def _submit_fetch(self, chunk: Chunk, reply: Reply, cursor: tuple[int, int], attempt: int) -> None:
@@ -845,6 +848,12 @@ class DaskExecutor(Executor):
                 await trio.sleep(FETCH_WATCH_S)
                 alive = set(await trio.to_thread.run_sync(self._ask_threads))
                 refill()
+                for future, allowed in list(self._auditing.items()):  # every worker it may run on left
+                    if future.done():
+                        self._auditing.pop(future, None)
+                    elif not allowed & alive:
+                        self._auditing.pop(future, None)
+                        future.cancel()
                 if self._fetching:
                     for future, address in list(self._fetching.items()):
                         if address not in alive:
