@@ -130,6 +130,9 @@ def _build(
     sandbox: str | None = None,
     secret: str | None = None,
     dask: str | None = None,
+    batch: int | None = None,
+    audit: float | None = None,
+    shared_output: bool | None = None,
     gauntlet: Sequence[str] = (),
     cwd: Path | None = None,
 ) -> Tournament:
@@ -138,7 +141,8 @@ def _build(
 
     cwd = cwd or Path.cwd()
     flags = {"game": game, "players": players, "seed": seed, "games_per_pairing": games_per_pairing,
-             "jobs": jobs, "pin_cores": pin_cores, "sandbox": sandbox, "dask": dask}
+             "jobs": jobs, "pin_cores": pin_cores, "sandbox": sandbox, "dask": dask,
+             "batch": batch, "audit": audit, "shared_output": shared_output}
     data.update({k: v for k, v in flags.items() if v is not None})
     if output is not None:
         data["output"] = str(cwd / output)
@@ -253,6 +257,17 @@ def register(app: typer.Typer) -> None:
             "--dask", metavar="ADDRESS",
             help="Play on a Dask cluster: its scheduler's address (tcp://HOST:8786, tls://HOST:PORT), or local:N to "
                  "start N single-threaded workers on this machine (the dask extra; docs/distributed.md).")] = None,
+        batch: Annotated[int | None, typer.Option(
+            "--batch", metavar="K",
+            help="Dask only: games per task, rounded up to whole duplicate deals (default: sized from the "
+                 "measured game time so a task lasts about 20 s).")] = None,
+        audit: Annotated[float | None, typer.Option(
+            "--audit", metavar="SHARE",
+            help="Dask only: share of tasks (0 to 1, e.g. 0.02) replayed on another worker and compared.")] = None,
+        shared_output: Annotated[bool | None, typer.Option(
+            "--shared-output/--no-shared-output",
+            help="Dask only: the workers see the output folder at the same path and write records there "
+                 "(checked).")] = None,
         gauntlet: Annotated[list[str], typer.Option(
             "--gauntlet", metavar="NAME",
             help="Play a gauntlet: NAME plays every other entrant, the others never meet "
@@ -302,6 +317,7 @@ def register(app: typer.Typer) -> None:
             tournament, game=game, players=players, options=option, entrants=entrant, seed=seed,
             games_per_pairing=games_per_pairing, jobs=jobs, pin_cores=pin_cores, output=output, decision_ms=decision_ms,
             handshake_ms=handshake_ms, time_bank_ms=time_bank_ms, secret=secret, dask=dask, gauntlet=gauntlet,
+            batch=batch, audit=audit, shared_output=shared_output,
             sandbox=sandbox.value if sandbox is not None else None,
             sprt=sprt, max_games=max_games, sprt_reference=sprt_reference,
         )
@@ -353,6 +369,11 @@ def register(app: typer.Typer) -> None:
             print_decision_times(decision_times(t.names, outcome.results.values()), data, err, wide=wide)
         for line in fault_summary(outcome.results, t.game, t.output):
             err.print(line, markup=False)
+        if outcome.cluster is not None and not quiet:  # a Dask run: per worker, audits (cluster.json)
+            from tournaments.cluster_checks import report_lines
+
+            for line in report_lines(outcome.cluster):
+                err.print(line, markup=False)
         report = write_html_report(t.output, t.output / "report.html")
         if quiet:
             err.print(f"output: {t.output} ({json_path.name}, {csv_path.name}, results.jsonl, {report.name})",

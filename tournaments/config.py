@@ -41,7 +41,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from referee.errors import UserFault
 from referee.games import GAMES, GameError, GameSpec, get_game
@@ -217,10 +226,27 @@ class TournamentConfig(_Model):
     dask: str | None = Field(None, description="play on a Dask cluster: its scheduler's address "
                              "(tcp://HOST:8786, tls://...) or local:N (docs/distributed.md)")
 
+    batch: int | None = Field(
+        None, ge=1, description="Dask only: games per task (a chunk), rounded up to whole duplicate deals; "
+        "default: sized from the measured game time so a chunk lasts about 20 s (docs/distributed.md)")
+    audit: float = Field(
+        0.0, ge=0.0, le=1.0, description="Dask only: share of chunks replayed on another worker and compared "
+        "(0 to 1, e.g. 0.02)")
+    shared_output: bool = Field(
+        False, description="Dask only: the workers see the output folder at the same path; they write records "
+        "and stderr logs there themselves (checked with a token file)")
+
     @field_validator("dask")
     @classmethod
     def _dask_address(cls, value: str | None) -> str | None:
         return None if value is None else check_dask_address(value)
+
+    @field_validator("batch", "audit", "shared_output")
+    @classmethod
+    def _dask_only(cls, value: Any, info: ValidationInfo) -> Any:
+        if value and info.data.get("dask") is None:
+            raise ValueError("a setting of Dask runs only (give dask = ADDRESS or --dask ADDRESS)")
+        return value
 
 
 #: ``jobs`` of a Dask run that does not set it: as many as the cluster can play (``dask_executor``).
@@ -294,6 +320,9 @@ class Tournament:
     jobs: int
     pin_cores: bool = True
     dask: str | None = field(default=None, compare=False)  # a scheduler's address or local:N; None: local workers
+    batch: int | None = field(default=None, compare=False)  # Dask: games per chunk; None: sized from game time
+    audit: float = field(default=0.0, compare=False)  # Dask: share of chunks replayed on another worker
+    shared_output: bool = field(default=False, compare=False)  # Dask: workers write to the output folder
     rounds: int = 1
     challengers: tuple[str, ...] = ()  # a gauntlet's; empty: a round robin
     deal_seeds: tuple[int, ...] | None = None  # from the deals file; None: from the seed and the secret
@@ -502,7 +531,7 @@ def resolve(
             raise ConfigError(f"deals file {deals_path} has {len(deal_seeds)} deal seeds; the tournament needs "
                               f"{need} (rounds x games_per_pairing)")
         deal_seeds = deal_seeds[:need]
-    return Tournament(
+    tournament = Tournament(
         game=spec.name,
         options=options,
         rules_version=str(getattr(spec, "rules_version", "")),
@@ -516,6 +545,9 @@ def resolve(
         jobs=config.jobs or (CLUSTER_JOBS if config.dask else default_jobs()),
         pin_cores=config.pin_cores,
         dask=config.dask,
+        batch=config.batch,
+        audit=config.audit,
+        shared_output=config.shared_output,
         rounds=config.rounds,
         challengers=challengers,
         deal_seeds=deal_seeds,
@@ -523,6 +555,10 @@ def resolve(
         secret=secret,
         secret_path=(base_dir / config.secret_file).resolve() if config.secret_file else None,
     )
+    if config.batch is not None and config.batch > tournament.total_games():
+        raise ConfigError(f"batch = {config.batch} games is more than the whole run ({tournament.total_games()} "
+                          "games): give at most that many, or leave it out to size chunks from the game time")
+    return tournament
 
 
 def _challengers(config: TournamentConfig, names: list[str]) -> tuple[str, ...]:

@@ -40,6 +40,7 @@ import hashlib
 import importlib.metadata
 import json
 import logging
+import math
 import os
 import platform
 import secrets
@@ -48,7 +49,8 @@ import signal
 import socket
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -62,7 +64,9 @@ from referee.errors import OutputError
 from referee.games import GAMES
 from referee.match.commands import CommandError, check_command, script_of
 from referee.match.pool import ProcessPool
+from referee.match.types import MatchResult
 
+from .chunks import IN_FLIGHT_PER_THREAD, Chunk, ChunkPlanner, audited
 from .config import CLUSTER_JOBS, Tournament
 from .executors import Executor, ExecutorError, ExecutorSetupError, Job, Reply
 
@@ -336,6 +340,16 @@ class _RunLoop:
         except (trio.RunFinishedError, trio.Cancelled):
             return None
 
+    def end_processes(self) -> None:
+        """(From a task's thread) end every bot process the run's pool keeps, as at the run's
+        end: what they write to stderr as they go is in their last games' logs once this returns."""
+        async def end() -> None:
+            if self._pool is not None:
+                await self._pool.aclose()
+
+        with suppress(trio.RunFinishedError, trio.Cancelled):
+            trio.from_thread.run(end, trio_token=self._token)
+
     def _stop(self) -> int:
         self.closing = True
         stopped = self.playing
@@ -410,10 +424,189 @@ def play_task(job: Job, setup: Mapping[str, Any], run: str, pin: bool = True) ->
     return {"error": "stopped by the coordinator", "worker": worker}
 
 
+# ---------------------------------------------------------------------------
+# Worker side, chunks: many games per task, small results, a spool for the files.
+
+SPOOL_PIECE = 8 << 20  # bytes of records and stderr logs one fetch task brings back, at most
+SHARED_TOKEN = ".referee-shared-output"  # the token file that proves a worker sees the output folder
+
+
+def shared_output_problem(folder: str, token: str) -> str | None:
+    """On a worker: None if ``folder`` holds the coordinator's token (it is the same folder), else why not."""
+    try:
+        here = (Path(folder) / SHARED_TOKEN).read_text().strip()
+    except OSError as exc:
+        return f"--shared-output: cannot read {Path(folder) / SHARED_TOKEN} here ({exc.strerror}): " \
+               "the output folder is not shared with this worker"
+    if here != token:
+        return f"--shared-output: {folder} here is not the coordinator's output folder (another token)"
+    return None
+
+
+def _compact(result: dict[str, Any]) -> dict[str, Any]:
+    """What a results line needs of a ``MatchResult``: its seats (the coordinator
+    has them) and options are left out."""
+    return {k: v for k, v in result.items() if k not in ("seats", "options", "record_path")}
+
+
+def play_chunk_task(chunk: int, jobs: Sequence[Job], setup: Mapping[str, Any], run: str, pin: bool = True,
+                    files: str = "spool", shared: tuple[str, str] | None = None) -> Reply:
+    """One chunk on a worker: its games one after another, on this worker process's
+    loop of ``run`` (so twins never run at once, and long-lived bots keep their
+    processes; the pool never gives a process a deal it has played).  ``files``:
+    ``"spool"``, records and stderr logs go to a spool folder of this worker,
+    fetched later by ``fetch_spool``; ``"shared"``, straight where the jobs say
+    (the output folder is shared, ``shared`` = (folder, token) checks it);
+    ``"none"``, nowhere (an audit).  The reply holds each game's compact result,
+    never a file."""
+    started = time.monotonic()
+    worker = worker_name()
+    problem = check_worker(setup) or (shared_output_problem(*shared) if shared is not None else None)
+    if problem is not None:
+        return {"error": problem, "setup_error": True, "worker": worker}
+    while (loop := _run_loop(run, pin)) is not None:
+        spool = loop.root / "spool" / f"chunk{chunk}-{secrets.token_hex(4)}"
+        try:
+            spool.mkdir(parents=True)
+        except FileNotFoundError:
+            if loop.idle_closed:
+                continue
+            raise
+        games: list[dict[str, Any]] = []
+        restart = False
+        for job in jobs:
+            if _let_go():
+                break
+            here = spool / str(job["id"])
+            hide = [*job.get("hide", ()), str(loop.root)]
+            if files == "spool":
+                local = {**job, "record_path": str(here / "record.jsonl") if job["record_path"] else None,
+                         "stderr_dir": str(here / "stderr") if job["stderr_dir"] else None, "hide": hide}
+            elif files == "shared":
+                local = {**job, "hide": hide}
+            else:
+                local = {**job, "record_path": None, "stderr_dir": None, "hide": hide}
+            reply = loop.play(local)
+            if reply is None:
+                restart = loop.idle_closed
+                break
+            if "error" in reply:
+                shutil.rmtree(spool, ignore_errors=True)
+                return {**reply, "worker": worker}
+            games.append({"id": job["id"], "result": _compact(reply["result"]), "kept": reply.get("kept", [])})
+        else:
+            if files != "spool":
+                shutil.rmtree(spool, ignore_errors=True)
+            return {"chunk": chunk, "worker": worker, "address": _address(),
+                    "spool": spool.name if files == "spool" else None, "games": games,
+                    "summary": {"games": len(games), "faults": sum(g["result"]["fault"] is not None for g in games),
+                                "seconds": round(time.monotonic() - started, 3)}}
+        shutil.rmtree(spool, ignore_errors=True)
+        if not restart:
+            break
+    return {"error": "stopped by the coordinator", "worker": worker}
+
+
+def _let_go() -> bool:
+    """In a task: whether its coordinator let go of it (gone, killed, or the run ended):
+    the scheduler told this worker to cancel or forget the running task.  A chunk then
+    plays no further game (its games in progress end by their limits)."""
+    try:
+        key = distributed.worker.thread_state.key
+        task = distributed.get_worker().state.tasks.get(key)
+    except (AttributeError, ValueError):  # not in a worker's task (a direct call)
+        return False
+    return task is None or task.state in ("cancelled", "released", "forgotten")
+
+
+def _address() -> str:
+    try:
+        return str(distributed.get_worker().address)
+    except ValueError:
+        return "(no worker)"
+
+
+KEPT_SPOOLS = 3  # a worker keeps the stderr logs of this many fetched chunks, for what kept bots write later
+_sent: dict[str, dict[Path, int]] = {}  # by run: stderr logs of fetched chunks, and the bytes sent of each
+_fetched: dict[str, list[Path]] = {}  # by run: fetched chunks' spools kept for their stderr logs, oldest first
+
+
+def _read_from(path: Path, offset: int, budget: int) -> tuple[bytes, bool]:
+    with path.open("rb") as f:
+        f.seek(offset)
+        data = f.read(budget)
+        return data, f.read(1) != b""
+
+
+def fetch_spool(run: str, spool: str, cursor: tuple[int, int] = (0, 0), limit: int = SPOOL_PIECE) -> Reply:
+    """On the worker that played a chunk (a task pinned to it): up to ``limit``
+    bytes of its spool's files from ``cursor`` (file index, offset) on, as
+    ``(spool/path, offset, bytes)`` pieces, and the cursor to go on from (None:
+    all sent).  Once all is sent, the chunk's records are removed and its stderr
+    logs kept (for the last ``KEPT_SPOOLS`` chunks): a long-lived bot writes its
+    stderr between games to its last game's log, and what it wrote since an
+    earlier fetch comes back (as pieces at the offset sent so far) with the
+    next.  An ``error`` if the spool is not here (another worker process)."""
+    with _runs_lock:
+        loop = _runs.get(run)
+    if loop is None:
+        return {"error": f"no run {run} on {worker_name()}"}
+    if not spool:  # the run's end (``_sweep``): end the kept processes, then only what they wrote since
+        loop.end_processes()
+    folder = loop.root / "spool" / spool if spool else None
+    if folder is not None and not folder.is_dir():
+        return {"error": f"no spool {spool} of this run on {worker_name()}"}
+    names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) if folder else []
+    index, offset = cursor
+    pieces: list[tuple[str, int, bytes]] = []
+    budget = limit
+    sent = _sent.setdefault(run, {})
+    while index < len(names) and budget > 0:
+        assert folder is not None
+        data, more = _read_from(folder / names[index], offset, budget)
+        pieces.append((f"{spool}/{names[index]}", offset, data))
+        budget -= len(data)
+        if more:
+            offset += len(data)
+        else:
+            if "/stderr/" in names[index]:
+                sent[folder / names[index]] = offset + len(data)  # what a kept bot adds later: from here
+            index, offset = index + 1, 0
+    if index < len(names):
+        return {"pieces": pieces, "cursor": (index, offset)}
+    for path, done in list(sent.items()):  # what kept bots wrote since: to their last game's log
+        if budget <= 0:
+            break
+        try:
+            size = path.stat().st_size
+        except OSError:
+            sent.pop(path)
+            continue
+        if size > done:
+            data, _ = _read_from(path, done, budget)
+            pieces.append((path.relative_to(loop.root / "spool").as_posix(), done, data))
+            sent[path] = done + len(data)
+            budget -= len(data)
+    if folder is None:
+        return {"pieces": pieces, "cursor": None}
+    for record in folder.glob("*/record.jsonl"):
+        record.unlink(missing_ok=True)
+    kept = _fetched.setdefault(run, [])
+    kept.append(folder)
+    while len(kept) > KEPT_SPOOLS:
+        old = kept.pop(0)
+        for path in [p for p in sent if old in p.parents]:
+            sent.pop(path)
+        shutil.rmtree(old, ignore_errors=True)
+    return {"pieces": pieces, "cursor": None}
+
+
 def _end_run_here(run: str) -> int:
     with _runs_lock:
         _ended.add(run)
         loop = _runs.pop(run, None)
+        _sent.pop(run, None)
+        _fetched.pop(run, None)
     return loop.close() if loop is not None else 0
 
 
@@ -461,9 +654,14 @@ def _deliver(reply: Reply, job: Job) -> Reply:
 
 
 class DaskExecutor(Executor):
-    """Each job is a task of ``client``; ``jobs`` games are kept in flight."""
+    """Each job is a task of ``client``; ``jobs`` games are kept in flight.  A run
+    plays chunks (``play_chunks``); ``submit`` plays one game (tests, the seam)."""
 
     error = DaskError
+    # The function a chunk task runs.  Only benchmarks/dask_scale.py replaces it (with a
+    # stand-in whose games are a fixed sleep, to load a scheduler with many workers);
+    # no setting or option reaches it.
+    chunk_task: Callable[..., Reply] = staticmethod(play_chunk_task)
 
     def __init__(self, client: distributed.Client, setup: dict[str, Any], jobs: int, pin: bool = True) -> None:
         self.client = client
@@ -472,6 +670,18 @@ class DaskExecutor(Executor):
         self.jobs = jobs
         self.run = secrets.token_hex(6)  # task keys of this run, apart from other runs on the scheduler
         self.abandoned: list[distributed.Future] = []  # submitted, then given up by the runner
+        self.shared: tuple[str, str] | None = None  # (output folder, token) when the workers write there
+        self._jobs: dict[int, Job] = {}  # by game id: the jobs of the chunks handed out
+        self._live: set[distributed.Future] = set()  # chunk, fetch and audit tasks not finished
+        self._fetching: dict[distributed.Future, str] = {}  # fetch task -> the worker it is pinned to
+        self._auditing: dict[distributed.Future, set[str]] = {}  # audit task -> the workers it may run on
+        self._gone: set[Any] = set()  # keys of fetches failed because their worker left
+        self.audited: list[dict[str, Any]] = []  # every audit compared
+        self.mismatches: list[dict[str, Any]] = []  # the audits that differed
+        self.audit_skipped = 0  # audits not played: no other worker
+        self.per_worker: list[dict[str, Any]] = []  # every chunk played: worker, games, faults, seconds
+        self.chunk_status: dict[str, Any] = {}
+        self._threads: dict[str, int] = {}  # worker address -> threads (``threads``)
         self._token = trio.lowlevel.current_trio_token()
         self._next = 0
 
@@ -495,18 +705,292 @@ class DaskExecutor(Executor):
         reply = await trio.to_thread.run_sync(_result, future)
         return await trio.to_thread.run_sync(_deliver, reply, job)
 
+    # -- chunks ------------------------------------------------------------
+
+    def threads(self) -> dict[str, int]:
+        """Worker address -> threads, as last asked of the scheduler (``_watch_workers``: every
+        ``FETCH_WATCH_S``; no call here, so a refill costs the scheduler nothing)."""
+        return self._threads
+
+    def _ask_threads(self) -> dict[str, int]:
+        self._threads = {str(a): int(n) for a, n in self.client.nthreads().items()}
+        return self._threads
+
+    def _watch(self, future: distributed.Future, event: tuple[Any, ...]) -> None:
+        def finished(_: object) -> None:  # on Dask's callback thread
+            with suppress(trio.RunFinishedError):
+                self._token.run_sync_soon(self._events.send_nowait, event)
+
+        self._live.add(future)
+        future.add_done_callback(finished)
+
+    def _submit_chunk(self, chunk: Chunk, jobs: list[Job], files: str, *, attempt: int = 0,
+                      workers: list[str] | None = None) -> None:
+        kind = "audit" if files == "none" else "play"
+        future = self.client.submit(
+            self.chunk_task, chunk.id, jobs, self.setup, self.run, self.pin, files, self.shared,
+            key=f"referee-{self.run}-{kind}{chunk.id}-{attempt}", pure=False,
+            **({"workers": workers, "allow_other_workers": False} if workers else {}))
+        if workers:
+            self._auditing[future] = set(workers)
+        self._watch(future, (kind, future, chunk, attempt))
+
+    def _submit_fetch(self, chunk: Chunk, reply: Reply, cursor: tuple[int, int], attempt: int) -> None:
+        future = self.client.submit(
+            fetch_spool, self.run, reply["spool"], cursor, key=f"referee-{self.run}-fetch{chunk.id}-{attempt}-{cursor}",
+            pure=False, workers=[reply["address"]], allow_other_workers=False, priority=10)
+        self._fetching[future] = reply["address"]
+        self._watch(future, ("fetch", future, chunk, attempt, reply))
+
+    def _write_pieces(self, pieces: Sequence[tuple[str, int, bytes]]) -> None:
+        """Write spool pieces (``chunkN-x/GAME/record.jsonl``, ``.../GAME/stderr/NAME``) where the jobs say."""
+        for name, offset, data in pieces:
+            parts = name.split("/")
+            job = self._jobs.get(int(parts[1])) if len(parts) >= 3 and parts[1].isdigit() else None
+            if job is None:
+                continue
+            if parts[2:] == ["record.jsonl"] and job["record_path"]:
+                path = Path(job["record_path"])
+            elif len(parts) == 4 and parts[2] == "stderr" and job["stderr_dir"]:
+                path = Path(job["stderr_dir"]) / Path(parts[3]).name
+            else:
+                continue
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with path.open("r+b" if offset > 0 and path.exists() else "wb") as f:
+                    f.seek(offset)
+                    f.write(data)
+            except OSError as exc:
+                raise OutputError.of(path, exc, "record" if parts[2] == "record.jsonl" else "stderr log") from None
+
+    async def play_chunks(
+        self, planner: ChunkPlanner, jobs_for: Callable[[Chunk], list[Job]],
+        deliver: Callable[[Chunk, str, list[tuple[int, MatchResult]]], Awaitable[None]],
+        should_stop: Callable[[], bool] = lambda: False, *, audit: float = 0.0, seed: int = 0,
+        note: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        """Play the planner's chunks, about ``IN_FLIGHT_PER_THREAD`` per worker thread in
+        flight, refilled as chunks complete (following workers that join or leave).
+        A chunk's games reach ``deliver`` once their files are in place (fetched
+        from the worker's spool, or written there by the worker itself with
+        ``shared``).  A fetch that fails (the worker is gone) replays the chunk,
+        with a ``note``; a share ``audit`` of chunks is also played on another
+        worker and compared, a mismatch noted and kept in ``self.mismatches``."""
+        self._events, receive = trio.open_memory_channel[tuple[Any, ...]](math.inf)
+        files = "shared" if self.shared is not None else "spool"
+        playing: dict[int, Chunk] = {}  # chunk id -> chunk, until its games are delivered
+        audits: dict[int, dict[str, Reply]] = {}  # chunk id -> {"primary": reply, "audit": reply}
+        began = time.monotonic()
+        self.chunk_status = {"workers": 0, "queued": 0, "running": 0, "done": 0, "games_per_s": 0.0}
+        delivered_games = 0
+
+        def refill() -> None:
+            threads = self.threads()
+            total = sum(threads.values()) or 1
+            # Until a chunk has measured the game time, one (of one unit) per thread; then
+            # IN_FLIGHT_PER_THREAD per thread, sized from that time.
+            wanted = total if planner.game_s() is None and planner.fixed is None else IN_FLIGHT_PER_THREAD * total
+            while len(playing) < wanted and not should_stop():
+                chunk = planner.next(total)
+                if chunk is None:
+                    break
+                jobs = jobs_for(chunk)
+                self._jobs.update((job["id"], job) for job in jobs)
+                playing[chunk.id] = chunk
+                self._submit_chunk(chunk, jobs, files)
+                if audited(chunk.id, seed, audit):
+                    audits[chunk.id] = {}
+            running = min(len(playing), total)
+            self.chunk_status.update(workers=len(threads), running=running, queued=len(playing) - running)
+
+        def compare(chunk: Chunk) -> None:
+            pair = audits.get(chunk.id, {})
+            if "primary" not in pair or "audit" not in pair:
+                return
+            del audits[chunk.id]
+            mine = {g["id"]: _outcome(g["result"]) for g in pair["primary"]["games"]}
+            theirs = {g["id"]: _outcome(g["result"]) for g in pair["audit"]["games"]}
+            differ = sorted(i for i in mine if mine[i] != theirs.get(i))
+            entry = {"chunk": chunk.id, "games": sorted(mine), "worker": pair["primary"]["worker"],
+                     "auditor": pair["audit"]["worker"], "differ": differ}
+            self.audited.append(entry)
+            if differ:
+                self.mismatches.append(entry)
+                note(f"audit: chunk {chunk.id} differs between {pair['primary']['worker']} and "
+                     f"{pair['audit']['worker']} in {len(differ)} of {len(mine)} games (first: game {differ[0]})")
+
+        def start_audit(chunk: Chunk, reply: Reply) -> None:
+            others = [a for a in self.threads() if a != reply["address"]]
+            if not others:
+                audits.pop(chunk.id, None)
+                self.audit_skipped += 1
+                return
+            self._submit_chunk(chunk, [self._jobs[g.id] for g in chunk.games], "none", workers=others)
+
+        async def finish(chunk: Chunk, reply: Reply) -> None:
+            nonlocal delivered_games
+            games = [(g["id"], self._match(g)) for g in reply["games"]]
+            await deliver(chunk, reply["worker"], games)
+            playing.pop(chunk.id, None)
+            delivered_games += len(games)
+            self.chunk_status["done"] += 1
+            self.chunk_status["games_per_s"] = delivered_games / max(1e-9, time.monotonic() - began)
+
+        async def replay(chunk: Chunk, attempt: int, why: str, worker: str) -> None:
+            note(f"the records of chunk {chunk.id} ({len(chunk.games)} games) could not be fetched from {worker} "
+                 f"({why}): its games are replayed")
+            self._submit_chunk(chunk, [self._jobs[g.id] for g in chunk.games], files, attempt=attempt + 1)
+
+        async def watch_fetches() -> None:
+            """Follow the workers that join and leave; a fetch pinned to a worker that
+            left would wait forever: fail it."""
+            while True:
+                await trio.sleep(FETCH_WATCH_S)
+                alive = set(await trio.to_thread.run_sync(self._ask_threads))
+                refill()
+                for future, allowed in list(self._auditing.items()):  # every worker it may run on left
+                    if future.done():
+                        self._auditing.pop(future, None)
+                    elif not allowed & alive:
+                        self._auditing.pop(future, None)
+                        future.cancel()
+                if self._fetching:
+                    for future, address in list(self._fetching.items()):
+                        if address not in alive:
+                            self._fetching.pop(future, None)
+                            self._gone.add(future.key)
+                            future.cancel()
+
+        await trio.to_thread.run_sync(self._ask_threads)
+        refill()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(watch_fetches)
+                await self._drive(receive, playing, audits, planner, refill, finish, replay, compare, start_audit, note)
+                if files == "spool":
+                    await self._sweep()
+                nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:  # one failure (or Ctrl-C), wrapped by the nursery: raise it plain
+            if group.subgroup(KeyboardInterrupt) is not None:
+                raise KeyboardInterrupt from None
+            first = group.exceptions[0]
+            while isinstance(first, BaseExceptionGroup):
+                first = first.exceptions[0]
+            raise first from None
+
+    async def _drive(self, receive: Any, playing: dict, audits: dict, planner: ChunkPlanner, refill: Callable,
+                     finish: Callable, replay: Callable, compare: Callable, start_audit: Callable,
+                     note: Callable[[str], None]) -> None:
+        """``play_chunks``' loop: one completed task at a time, then a refill."""
+        while playing or audits:
+            event = await receive.receive()
+            kind, future = event[0], event[1]
+            self._live.discard(future)
+            if kind == "play":
+                _, _, chunk, attempt = event
+                reply = await trio.to_thread.run_sync(_result, future)
+                _raise_for(reply)
+                planner.measured(reply["summary"]["seconds"], reply["summary"]["games"])
+                self.per_worker.append({"worker": reply["worker"], "address": reply["address"],
+                                        "chunk": chunk.id, "kept": any(g["kept"] for g in reply["games"]),
+                                        **reply["summary"]})
+                if chunk.id in audits and "primary" not in audits[chunk.id]:
+                    audits[chunk.id]["primary"] = reply
+                    start_audit(chunk, reply)
+                if reply["spool"] is None:
+                    await finish(chunk, reply)
+                else:
+                    self._submit_fetch(chunk, reply, (0, 0), attempt)
+            elif kind == "fetch":
+                _, _, chunk, attempt, reply = event
+                self._fetching.pop(future, None)
+                try:
+                    if future.key in self._gone:
+                        raise DaskError("the worker left")
+                    got = await trio.to_thread.run_sync(_result, future)
+                    if "error" in got:
+                        raise DaskError(got["error"])
+                except DaskError as exc:
+                    await replay(chunk, attempt, str(exc), reply["worker"])
+                else:
+                    await trio.to_thread.run_sync(self._write_pieces, got["pieces"])
+                    if got["cursor"] is not None:
+                        self._submit_fetch(chunk, reply, tuple(got["cursor"]), attempt)
+                    else:
+                        await finish(chunk, reply)
+            else:  # an audit
+                _, _, chunk, _ = event
+                try:
+                    got = await trio.to_thread.run_sync(_result, future)
+                    _raise_for(got)
+                except (DaskError, ExecutorSetupError) as exc:
+                    audits.pop(chunk.id, None)
+                    note(f"audit: chunk {chunk.id} could not be replayed ({exc})")
+                else:
+                    audits.setdefault(chunk.id, {})["audit"] = got
+                    compare(chunk)
+            refill()
+
+    async def _sweep(self) -> None:
+        """At the run's end: every worker whose bots kept their processes ends them (as a
+        local run does at its end) and sends what they wrote to their last games' stderr
+        logs since its last fetch (bounded by ``SWEEP_S``).  Processes are kept only for
+        long-lived bots: other runs skip it."""
+        addresses = sorted({c["address"] for c in self.per_worker if c["kept"]} & set(self.threads()))
+        futures = [self.client.submit(fetch_spool, self.run, "", key=f"referee-{self.run}-sweep-{i}", pure=False,
+                                      workers=[a], allow_other_workers=False, priority=10)
+                   for i, a in enumerate(addresses)]
+        if not futures:
+            return
+        with trio.move_on_after(SWEEP_S):
+            for future in futures:
+                try:
+                    got = await trio.to_thread.run_sync(_result, future, abandon_on_cancel=True)
+                except DaskError:
+                    continue
+                if "pieces" in got:
+                    await trio.to_thread.run_sync(self._write_pieces, got["pieces"])
+        self.abandoned.extend(f for f in futures if not f.done())
+
+    def _match(self, game: dict[str, Any]) -> MatchResult:
+        job = self._jobs[game["id"]]
+        result = MatchResult.from_json({**game["result"], "seats": job["bots"], "options": job["options"],
+                                        "record_path": job["record_path"]})
+        return result
+
     def stop(self) -> None:
         """End the run on every worker (blocking; bounded by the caller): cancel
         what was abandoned, stop the games in progress, and end every bot process
         the workers keep for this run (``_stop_run``)."""
-        if self.abandoned:
-            self.client.cancel(self.abandoned)
+        abandoned = [*self.abandoned, *self._live]
+        if abandoned:
+            self.client.cancel(abandoned)
         stopped = self.client.run(_stop_run, self.run, on_error="return")
         failed = {w: f"{type(e).__name__}: {e}" for w, e in stopped.items() if isinstance(e, BaseException)}
         for address, error in sorted(failed.items()):
             log.warning("dask_run_not_ended", worker=address, error=error)  # gone, with its processes
         log.info("dask_run_ended", abandoned=len(self.abandoned),
                  running=sum(n for n in stopped.values() if isinstance(n, int)))
+
+
+SWEEP_S = 10.0  # at a run's end, how long the last stderr of kept bots may take to come back
+FETCH_WATCH_S = 2.0  # how often the workers that fetches wait on are looked for
+
+
+def _outcome(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What an audit compares of a game: seed, status, scores, winners, reason (and fault)."""
+    fault = result.get("fault")
+    return {"seed": result["seed"], "outcome": result["outcome"],
+            "fault": (fault["seat"], fault["reason"]) if fault else None}
+
+
+def _raise_for(reply: Reply) -> None:
+    if reply.get("output_error"):
+        raise OutputError(reply["error"])
+    if reply.get("setup_error"):
+        raise ExecutorSetupError(f"{reply['worker']}: {reply['error']}")
+    if "error" in reply:
+        raise DaskError(f"{reply['worker']}: {reply['error']}")
 
 
 def _result(future: distributed.Future) -> Reply:
@@ -533,13 +1017,31 @@ def _local_cluster(workers: int) -> distributed.LocalCluster:
     with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}):
         return distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", scheduler_port=0,
-            dashboard_address=None, silence_logs=logging.ERROR, preload=[__name__])
+            dashboard_address=":0", silence_logs=logging.ERROR, preload=[__name__])
+
+
+def _share_output(client: distributed.Client, output: Path) -> tuple[str, str]:
+    """Write a token file in ``output`` and check that every worker reads it there:
+    the output folder is shared.  ``ExecutorSetupError`` naming a worker that does not."""
+    token = secrets.token_hex(16)
+    path = output / SHARED_TOKEN
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        path.write_text(token + "\n")
+    except OSError as exc:
+        raise OutputError.of(path, exc) from None
+    verdicts = client.run(shared_output_problem, str(output), token)
+    for address, problem in sorted(verdicts.items()):
+        if problem is not None:
+            raise ExecutorSetupError(f"worker {address}: {problem}")
+    return str(output), token
 
 
 def connect(address: str) -> distributed.Client:
     """A client of the scheduler at ``address``; ``ExecutorSetupError`` if it cannot be reached."""
     try:
-        return distributed.Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        # Results are gathered from the workers themselves, not through the scheduler.
+        return distributed.Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False, direct_to_workers=True)
     except (OSError, TimeoutError, ValueError) as exc:
         raise ExecutorSetupError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
@@ -577,6 +1079,8 @@ async def open_dask_executor(t: Tournament) -> AsyncIterator[DaskExecutor]:
         jobs = t.jobs if t.jobs != CLUSTER_JOBS else 2 * threads  # a game queued behind each running one
         log.info("dask_connected", scheduler=address, workers=len(verdicts), threads=threads, jobs=jobs)
         executor = DaskExecutor(c, setup, jobs, t.pin_cores)
+        if t.shared_output:
+            executor.shared = await trio.to_thread.run_sync(_share_output, c, t.output)
         yield executor
     finally:
         with trio.CancelScope(shield=True):

@@ -12,6 +12,9 @@ Output directory::
     stderr/NNNNNN/       each seat's stderr (empty logs are removed)
     standings.json, standings.csv   the standings so far (``standings_files``): rewritten every
                          runner.STANDINGS_EVERY_S during a run, and at its end
+    cluster.json         a Dask run's per-worker games, faults, homogeneity checks and audits (its
+                         last invocation's; docs/distributed.md); never part of the standings
+    .referee-shared-output  the token by which --shared-output checks the workers see this folder
 
 A game counts as played once an authentic line for it is in
 ``results.jsonl`` and its record file still has the SHA-256 that line names;
@@ -456,7 +459,7 @@ class ResultsWriter:
                            0o644)
         fsync_dir(out.root)
 
-    def _append_sync(self, result: GameResult) -> GameResult:
+    def _append_sync(self, result: GameResult, sync: bool = True) -> GameResult:
         record = self.out.record_path(result.game_id)
         fsync_file(record)
         _tidy_stderr(self.out.stderr_dir(result.game_id))
@@ -465,9 +468,21 @@ class ResultsWriter:
         written = os.write(self._fd, line)
         if written != len(line):  # a regular file short-writes only when the disk is full
             raise OSError(f"short write to {self.out.results_path}")
-        os.fsync(self._fd)
+        if sync:
+            os.fsync(self._fd)
         self.seq += 1
         return dataclasses.replace(result, seq=self.seq - 1)
+
+    def _append_many_sync(self, results: list[GameResult]) -> list[GameResult]:
+        written = [self._append_sync(r, sync=False) for r in results]
+        os.fsync(self._fd)
+        return written
+
+    async def append_many(self, results: list[GameResult]) -> list[GameResult]:
+        """``append`` for several results (a Dask chunk's): one thread hop and one ``fsync``
+        of the results file for all (each record is still made durable before its line)."""
+        async with self._lock:
+            return await trio.to_thread.run_sync(self._append_many_sync, results)
 
     async def append(self, result: GameResult) -> GameResult:
         """Write ``result``'s line; returns the result as written (with its record's hash)."""

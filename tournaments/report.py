@@ -11,7 +11,7 @@ import sys
 import textwrap
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -357,6 +357,13 @@ class _SummaryProgress(Progress):
             yield Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
 
 
+def cluster_line(status: Mapping[str, Any]) -> str:
+    """A ``--dask`` run's line in the live display (``DaskExecutor.chunk_status``)."""
+    return (f"dask: {status.get('workers', 0)} workers, chunks {status.get('queued', 0)} queued "
+            f"{status.get('running', 0)} running {status.get('done', 0)} done, "
+            f"{status.get('games_per_s', 0.0):.2f} games/s")
+
+
 class RichProgress:
     """Live bar on stderr: done/total, rate, ETA, elapsed, faults so far, and the
     leaders (and the SPRT) under it; fits 80 columns."""
@@ -366,12 +373,15 @@ class RichProgress:
         self.console = console or Console(stderr=True)
         self.live = live
         self.game, self.output = game, output  # for the fault lines (results.game_fault_line)
+        # A --dask run's chunk counts (set by the runner): a line above the leaders.
+        self.cluster: Callable[[], Mapping[str, Any]] | None = None
         self.progress = _SummaryProgress(
             TextColumn("[bold]games"), BarColumn(bar_width=16), MofNCompleteColumn(), RateColumn(self),
             EtaColumn(self), TimeElapsedColumn(),
             TextColumn("faults {task.fields[faults]}"),
             console=self.console, transient=False,
-            summary=lambda: self.live.lines(min(self.console.width, 80)) if self.live else [],
+            summary=lambda: ([cluster_line(self.cluster())] if self.cluster is not None else []) +
+            (self.live.lines(min(self.console.width, 80)) if self.live else []),
         )
         self.task: TaskID | None = None  # set by start()
         self.faults = 0
@@ -438,6 +448,7 @@ class PlainProgress:
         self.total = self.done = self.faults = self.start_done = 0
         self.t0 = self.last = 0.0
         self.reasons: Counter[str] = Counter()
+        self.cluster: Callable[[], Mapping[str, Any]] | None = None  # a --dask run's chunk counts (the runner's)
 
     def _line(self, text: str) -> None:
         print(text, file=self.stream, flush=True)
@@ -462,8 +473,9 @@ class PlainProgress:
         eta_text = "–" if eta is None else time.strftime("%H:%M:%S", time.gmtime(eta))
         if self.live is not None and self.live.sprt is not None:
             return f"games {self.done} (cap {self.total})  {rate:.1f} games/min  faults {self.faults}"
+        dask = f"\n{cluster_line(self.cluster())}" if self.cluster is not None else ""
         return (f"games {self.done}/{self.total} ({pct:.0f}%)  {rate:.1f} games/min  "
-                f"ETA {eta_text}  faults {self.faults}")
+                f"ETA {eta_text}  faults {self.faults}{dask}")
 
     def advance(self, result: GameResult) -> None:
         self.done += 1

@@ -23,11 +23,13 @@ from __future__ import annotations
 import collections
 import dataclasses
 import itertools
+import json
 import math
+import sys
 import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import structlog
 import trio
@@ -36,8 +38,12 @@ from referee.errors import OutputError, RefereeBug, user_fault_in
 from referee.match.runner import run_match
 from referee.match.types import MatchResult
 
+from . import cluster_checks
+from .chunks import Chunk, ChunkPlanner
 from .config import Tournament
+from .durable import write_atomic
 from .executor_factory import open_executor
+from .executors import make_job
 from .output import OpenedOutput, OutputDir, ResultsWriter, open_output
 from .results import GameResult
 from .schedule import ScheduledGame
@@ -47,6 +53,7 @@ from .standings_files import write_current_standings
 
 log = structlog.get_logger("referee.tournament")
 
+CLUSTER_FILE = "cluster.json"  # a Dask run's per-worker checks and audits (never in standings.json)
 STANDINGS_EVERY_S = 10.0  # during a run, standings.json / .csv are rewritten at most this often
 APART_POLL_S = 0.05  # a game kept apart from its twin looks again this often for the twin's place back
 PlayFn = Callable[..., Awaitable[MatchResult]]
@@ -60,6 +67,21 @@ class ProgressSink(Protocol):
     def start(self, *, total: int, done: int, faults: int) -> None: ...
     def advance(self, result: GameResult) -> None: ...
     def finish(self) -> None: ...
+
+
+@runtime_checkable
+class ChunkExecutor(Protocol):
+    """An executor that plays chunks of whole duplicate units (``tournaments.dask_executor``)."""
+
+    chunk_status: dict
+    audited: list
+    mismatches: list
+    audit_skipped: int
+
+    async def play_chunks(self, planner: ChunkPlanner, jobs_for: Callable[[Chunk], list[dict]],
+                          deliver: Callable[[Chunk, str, list[tuple[int, MatchResult]]], Awaitable[None]],
+                          should_stop: Callable[[], bool] = ..., *, audit: float = ..., seed: int = ...,
+                          note: Callable[[str], None] = ...) -> None: ...
 
 
 class NoProgress:
@@ -82,6 +104,7 @@ class TournamentRun:
     resumed: int  # games found already finished
     played: int  # games played by this run
     standings: Standings
+    cluster: dict | None = None  # a Dask run's cluster.json (per worker games, faults, checks, audits)
 
 
 async def run_tournament(
@@ -113,6 +136,9 @@ async def run_tournament(
     if play is not None or not pending:
         return await _run(t, progress, play or run_match, done, pending, sprt)
     async with open_executor(t, len(pending)) as executor:  # local workers or a Dask cluster
+        if isinstance(executor, ChunkExecutor):  # a Dask cluster: many games per task
+            return await _run_chunked(dataclasses.replace(t, jobs=executor.jobs), progress, executor, done, pending,
+                                      sprt)
         return await _run(dataclasses.replace(t, jobs=executor.jobs), progress, executor.play, done, pending, sprt,
                           lambda game: executor.fresh_for(game.seed, t.bots(game)),
                           lambda game: executor.wait_fresh(game.seed, t.bots(game)))
@@ -335,3 +361,102 @@ async def _dispatch(
         if group.subgroup(KeyboardInterrupt) is not None:
             raise KeyboardInterrupt from None
         raise
+
+
+async def _run_chunked(
+    t: Tournament, progress: ProgressSink | None, executor: ChunkExecutor,
+    done: dict[int, GameResult], pending: list[ScheduledGame], sprt: SprtRun | None = None,
+) -> TournamentRun:
+    """``_run`` for an executor that plays chunks of whole duplicate units (Dask):
+    the chunks' games reach this process as compact results, once their records
+    and stderr logs are in the output folder; this process alone writes
+    ``results.jsonl`` (with the MACs: the tournament secret never leaves it), one
+    line per game id however often a chunk was played, and the standings."""
+    out = OutputDir(t.output)
+    progress = progress or NoProgress()
+    results = dict(done)
+    assert t.secret is not None  # bound by open_output
+    try:
+        writer = ResultsWriter(out, t.secret)
+    except OSError as exc:
+        raise OutputError.of(out.results_path, exc) from None
+    played = 0
+    next_standings = time.monotonic() + STANDINGS_EVERY_S
+    tlog = log.bind(game=t.game, output=str(out.root))
+    tlog.info("tournament_started", total=t.total_games(), done=len(done), jobs=t.jobs, batch=t.batch)
+    progress.start(total=t.total_games(), done=len(done), faults=sum(r.fault is not None for r in done.values()))
+    by_id = {g.id: g for g in pending}
+    hidden = t.hidden_paths()
+    seen: list[cluster_checks.Game] = []  # this run's games, by the worker that played them
+
+    def jobs_for(chunk: Chunk) -> list[dict]:
+        return [{**make_job(t.game, t.options, t.bots(g), seed=g.seed, record_path=out.record_path(g.id),
+                            limits=t.limits, stderr_dir=out.stderr_dir(g.id), hide=hidden), "id": g.id}
+                for g in chunk.games]
+
+    async def deliver(chunk: Chunk, worker: str, games: list[tuple[int, MatchResult]]) -> None:
+        nonlocal played, next_standings
+        fresh: list[GameResult] = []
+        for game_id, match in games:
+            if game_id in results or game_id in {r.game_id for r in fresh}:
+                continue  # a chunk played twice: its games are written once
+            record = out.record_path(game_id)
+            fresh.append(GameResult.from_match(by_id[game_id], match, record.relative_to(out.root).as_posix()))
+        with trio.CancelScope(shield=True):  # finished games are always recorded
+            try:
+                written = await writer.append_many(fresh)
+            except OSError as exc:  # a full disk: the line may be torn; a resume cuts it and replays the game
+                raise OutputError.of(out.results_path, exc) from None
+        for result in written:
+            results[result.game_id] = result
+            played += 1
+            first = result.teams.index(result.pairing[0]) if result.pairing[0] in result.teams else -1
+            seen.append(cluster_checks.Game(worker, result.pairing, result.status == "win" and first in result.winners,
+                                            result.fault is not None))
+            progress.advance(result)
+        if time.monotonic() >= next_standings:
+            next_standings = math.inf
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(write_current_standings, t, dict(results), sprt)
+            next_standings = time.monotonic() + STANDINGS_EVERY_S
+
+    def should_stop() -> bool:
+        return sprt is not None and sprt.status(results.values()).stopped
+
+    def note(line: str) -> None:
+        tlog.warning("dask_note", note=line)
+        print(f"referee: {line}", file=sys.stderr, flush=True)
+
+    planner = ChunkPlanner(pending, t.batch)
+    if hasattr(progress, "cluster"):  # the live display shows the workers and chunks
+        progress.cluster = lambda: executor.chunk_status
+    standings: Standings | None = None
+    finished = False
+    failure: OutputError | None = None
+    try:
+        await executor.play_chunks(planner, jobs_for, deliver, should_stop, audit=t.audit, seed=t.seed, note=note)
+        finished = True
+    except OutputError as exc:
+        failure = exc
+    finally:
+        writer.close()
+        progress.finish()
+        cluster = cluster_checks.cluster_report(seen, executor.audited, executor.mismatches, executor.audit_skipped)
+        with trio.CancelScope(shield=True):
+            try:
+                await trio.to_thread.run_sync(write_atomic, out.root / CLUSTER_FILE,
+                                              (json.dumps(cluster, indent=2) + "\n").encode())
+                standings = await trio.to_thread.run_sync(
+                    lambda: write_current_standings(t, dict(results), sprt, finished=finished))
+            except OSError as exc:
+                if failure is None:
+                    raise OutputError.of(out.root / CLUSTER_FILE, exc) from None
+            except OutputError:
+                if failure is None:
+                    raise
+    if failure is not None:
+        raise OutputError(f"{failure}; the {len(results)} finished games are kept in {out.results_path}: "
+                          "run the same command again to resume") from None
+    assert standings is not None
+    tlog.info("tournament_finished", played=played, resumed=len(done))
+    return TournamentRun(results=results, resumed=len(done), played=played, standings=standings, cluster=cluster)

@@ -1,6 +1,6 @@
 """Tournaments on a real Dask cluster, on 127.0.0.1 only (tournaments/dask_executor.py):
 `dask scheduler` and `dask worker` processes on free ports play the same games as a
-local run; a worker killed mid-run costs no game and counts none twice; `referee worker`
+local run (a worker killed mid-chunk, in test_dask_chunks.py); `referee worker`
 refuses other versions; a worker that lacks a bot stops the run naming both; and
 `--dask local:2` (plus its Ctrl-C and resume) behaves as a local run."""
 
@@ -33,7 +33,6 @@ from tournaments.dask_executor import (  # noqa: E402
     version_differences,
 )
 from tournaments.executors import ExecutorSetupError  # noqa: E402
-from tournaments.results import parse_results  # noqa: E402
 from tournaments.runner import run_tournament  # noqa: E402
 
 from .helpers import SECRET, result_lines  # noqa: E402
@@ -183,45 +182,6 @@ def test_a_tournament_on_a_cluster_equals_a_local_run(cluster, local_run, tmp_pa
     # The coordinator published its versions for `referee worker`.
     with cluster.client() as c:
         assert c.get_metadata(VERSIONS_KEY) == local_versions()
-
-
-def test_a_worker_killed_mid_run_costs_no_game_and_counts_none_twice(local_run, tmp_path):
-    local_out, local = local_run
-    c = Cluster(tmp_path)
-    killed: list[str] = []
-    try:
-        c.add_worker()
-        c.add_worker()
-        c.wait_for_workers(2)
-        out = tmp_path / "out"
-
-        def kill_a_busy_worker() -> None:
-            deadline = time.monotonic() + 180
-            with c.client() as client:
-                while time.monotonic() < deadline:
-                    busy = [w for w, tasks in client.processing().items() if tasks]
-                    if count_lines(out / "results.jsonl") >= 1 and busy:
-                        pids = client.run(os.getpid, workers=busy[:1])
-                        (pid,) = pids.values()
-                        os.killpg(os.getpgid(pid), signal.SIGKILL)  # its nanny too: the machine is gone
-                        killed.append(busy[0])
-                        return
-                    time.sleep(0.02)
-
-        async def main():
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(trio.to_thread.run_sync, kill_a_busy_worker)
-                return await run_tournament(tournament(out, dask=c.address))
-
-        run = trio.run(main)
-    finally:
-        c.close()
-    assert killed, "a worker was playing a game when it was killed"
-    assert count_lines(out / "results.jsonl") == GAMES  # one line per game: none lost, none twice
-    assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(GAMES))
-    assert result_lines(out) == result_lines(local_out)
-    assert run.standings.to_json() == local.standings.to_json()
-    same_records(out, local_out)
 
 
 def referee(*args, env=None, timeout=300):
