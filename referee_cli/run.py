@@ -212,7 +212,23 @@ def describe_plan(t: Tournament, done: int, isolation: str | None = None) -> str
 def _where(t: Tournament) -> str:
     if t.dask is None:
         return f"jobs {t.jobs}"
-    return f"dask {t.dask}, jobs {t.jobs or 'twice its threads'}"
+    # --jobs plays no part on Dask: chunks of whole duplicate deals, two per worker thread in flight.
+    if t.batch:
+        from math import factorial
+
+        from tournaments.chunks import units_for_batch
+
+        unit = factorial(t.num_teams)  # the seatings of one deal
+        games = units_for_batch(t.batch, unit) * unit
+        size = f"chunks of {games} games" + (f" ({t.batch} rounded up to whole deals)" if games != t.batch else "")
+    else:
+        size = "chunks sized from the game time"
+    where = f"dask {t.dask}, {size}"
+    if t.audit:
+        where += f", audit {t.audit:g} of chunks"
+    if t.shared_output:
+        where += ", shared output folder"
+    return where
 
 
 def register(app: typer.Typer) -> None:
