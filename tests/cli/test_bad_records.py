@@ -199,11 +199,17 @@ def test_the_undamaged_records_replay_and_verify(records, tmp_path):
         assert referee_in_process("replay", path, "--verify")[1].startswith("OK: verified")
 
 
-@settings(max_examples=EXAMPLES, deadline=None, database=None,
+#: The fuzzer's examples are drawn in this many parts (EXAMPLES in all), each a test of its own,
+#: so that pytest-xdist workers share them: as one test it was the suite's slowest (160 s loaded).
+PARTS = 4
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+@settings(max_examples=-(-EXAMPLES // PARTS), deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.data_too_large])
 @given(data=st.data())
-def test_damaged_records_get_a_clear_answer_in_every_replay_mode(records, workdir, data):
+def test_damaged_records_get_a_clear_answer_in_every_replay_mode(records, workdir, data, part):
     damage = data.draw(damaged_record(records))
     path = workdir / "damaged.jsonl"
     path.write_bytes(damage.raw)

@@ -5,6 +5,7 @@ writable cgroup hierarchy, which docs/security.md says is then not used."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -112,35 +113,50 @@ async def test_a_sandboxed_game_gives_each_bot_a_cgroup_and_removes_them_all(tmp
 
 # -- a fair CPU share --------------------------------------------------------------------
 
-# A bot of N busy processes on core 0; each child leaves the session (as fork_bomb.py's do), which
-# also gives it a scheduler autogroup of its own, and dies with its parent.
-SPIN = ("import ctypes, os, sys, time\nos.sched_setaffinity(0, {0})\nfor _ in range(int(sys.argv[1]) - 1):\n"
-        "    if os.fork() == 0:\n        os.setsid()\n        ctypes.CDLL(None).prctl(1, 9)\n        break\n"
-        "end = time.monotonic() + float(sys.argv[2])\nwhile time.monotonic() < end:\n    pass\n")
-# A fixed amount of CPU work on core 0, timed by the wall clock: what an opponent's decision costs.
-WORK = ("import os, time\nos.sched_setaffinity(0, {0})\ntime.sleep(0.3)\nt = time.monotonic()\n"
-        "c = time.process_time()\nwhile time.process_time() - c < 0.15:\n    pass\nprint(time.monotonic() - t)\n")
+# Every process spins on core 0 through one window of the monotonic clock (the same clock in
+# every process: argv[-2], argv[-1]) and prints the CPU time it got in it. A bot of N such
+# processes: each child leaves the session (as fork_bomb.py's do), which also gives it a
+# scheduler autogroup of its own, and dies with its parent.
+SPIN = ("import ctypes, os, sys, time\nos.sched_setaffinity(0, {0})\nrole = 'started'\n"
+        "for _ in range(int(sys.argv[1]) - 1):\n"
+        "    if os.fork() == 0:\n        os.setsid()\n        ctypes.CDLL(None).prctl(1, 9)\n"
+        "        role = 'child'\n        break\n"
+        "t0, t1 = float(sys.argv[-2]), float(sys.argv[-1])\nlate = time.monotonic() > t0\n"
+        "time.sleep(max(0.0, t0 - time.monotonic()))\nc = time.process_time()\nwhile time.monotonic() < t1:\n    pass\n"
+        "print(time.process_time() - c, role, late, flush=True)\n")
+#: Lead time for every process to start (and the bot to fork) before the window opens, and its length.
+LEAD_S, WINDOW_S = 3.0, 2.0
 
 
-def decision_time_next_to(busy: int, grouped: bool) -> float:
-    """Wall time of WORK on core 0 while a bot of ``busy`` spinning processes shares the core;
-    with ``grouped`` each runs in a bot cgroup of its own (as sandboxed bots do)."""
+def cpu_share_next_to(busy: int, grouped: bool) -> float:
+    """The share of core 0's CPU that one spinning process (an opponent deciding) gets in a window
+    while a bot of ``busy`` spinning processes runs there too; with ``grouped`` each runs in a bot
+    cgroup of its own (as sandboxed bots do).  A share of what the two together got in the same
+    window, not a wall time: other work on the machine (other tests) takes from both alike."""
     groups = [cgroups.BotCgroup.create(cgroups.new_name(), None, 200) if grouped else None for _ in range(2)]
     hog_cg, work_cg = groups
     try:
         def prefix(g):
             return g.join_command() if g is not None else []
 
-        hog = subprocess.Popen([*prefix(hog_cg), sys.executable, "-c", SPIN, str(busy), "8"],
-                               start_new_session=True)
+        t0 = time.monotonic() + LEAD_S
+        window = [str(t0), str(t0 + WINDOW_S)]
+        hog = subprocess.Popen([*prefix(hog_cg), sys.executable, "-c", SPIN, str(busy), *window],
+                               stdout=subprocess.PIPE, text=True, start_new_session=True)
         try:
-            out = subprocess.run([*prefix(work_cg), sys.executable, "-c", WORK], capture_output=True, text=True,
-                                 timeout=120)
+            work = subprocess.run([*prefix(work_cg), sys.executable, "-c", SPIN, "1", *window],
+                                  capture_output=True, text=True, timeout=120)
+            hog_out, _ = hog.communicate(timeout=120)  # EOF once every one of its processes has printed
         finally:
-            os.killpg(hog.pid, 9)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(hog.pid, 9)
             hog.wait()
-        assert out.returncode == 0, out.stderr
-        return float(out.stdout)
+        assert work.returncode == 0, work.stderr
+        lines = [line.split() for line in (work.stdout + hog_out).splitlines()]
+        # Every process was there (started, or forked) before the window opened, and spun through it.
+        assert len(lines) == busy + 1 and all(late == "False" for _, _, late in lines), lines
+        mine, theirs = float(lines[0][0]), sum(float(cpu) for cpu, _, _ in lines[1:])
+        return mine / (mine + theirs)
     finally:
         for g in groups:
             if g is not None:
@@ -157,10 +173,10 @@ def test_a_bot_with_24_busy_processes_gets_the_share_of_a_bot_with_one():
     assert group is not None and any(d.name.startswith(cgroups.CPU_PREFIX) for d in group.dirs)
     assert (next(d for d in group.dirs if d.name.startswith(cgroups.CPU_PREFIX)) / "cpu.shares").read_text() == "1024\n"
     group.remove()
-    # In their own CPU groups, 24 busy processes cost the opponent what one does (twice the
-    # time it takes alone, on a shared core)...
-    one, many = decision_time_next_to(1, True), decision_time_next_to(24, True)
-    assert many < 1.5 * one, (one, many)
+    # In their own CPU groups, 24 busy processes leave the opponent what one does (half the
+    # core they share)...
+    one, many = cpu_share_next_to(1, True), cpu_share_next_to(24, True)
+    assert many > one / 1.5, (one, many)
     # ...while as plain processes each one takes its share: the same test fails without the groups.
-    plain_one, plain_many = decision_time_next_to(1, False), decision_time_next_to(24, False)
-    assert plain_many > 3 * plain_one, (plain_one, plain_many)
+    plain_one, plain_many = cpu_share_next_to(1, False), cpu_share_next_to(24, False)
+    assert plain_many < plain_one / 3, (plain_one, plain_many)

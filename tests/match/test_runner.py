@@ -166,6 +166,8 @@ async def test_the_result_carries_each_seats_decision_times(tmp_path):
     assert sum(count for count, _, _ in result.decision_ms) == result.decisions
     count, total, longest = result.decision_ms[0]
     assert longest >= 200 and total >= 400  # its two slow replies
-    assert all(m < 200 for _, _, m in result.decision_ms[1:])  # the quick bots never waited that long
+    # That the quick seats are not charged the slow one's time is checked exactly on Trio's mock clock
+    # (test_runner_timing.py): with real processes their times grow with the machine's load.
+    assert all(count > 0 and longest <= total for count, total, longest in result.decision_ms)
     again = type(result).from_json(result.to_json())
     assert again.decision_ms == result.decision_ms

@@ -366,3 +366,21 @@ async def test_the_public_entries_are_the_records_public_events_with_a_record_or
     assert list(recorded.entries) == public == list(unrecorded.entries)
     assert len(recorded.entries) == len(public) and recorded.entries[-1] == public[-1]
     assert recorded.entries[1:3] == public[1:3] and recorded.entries == public
+
+
+# -- each seat's decision times in the result ---------------------------------------------------------
+
+
+async def test_the_result_carries_each_seats_decision_times_exactly(autojump_clock):
+    """A seat's thinking is counted to that seat and no other (the real-process version, in
+    test_runner.py, cannot bound the quick seats' times on a loaded machine)."""
+    result, _ = await play({0: player(slow_on(2, 0.2, otherwise=0.0)), 1: player(lambda n: 0.01 * (n % 3))},
+                           with_limits(decision_s=5.0))
+    assert result.fault is None, result.fault
+    assert sum(count for count, _, _ in result.decision_ms) == result.decisions
+    count, total, longest = result.decision_ms[0]
+    assert longest == pytest.approx(200, abs=0.01) and total == pytest.approx(200, abs=0.01)  # its one slow reply
+    count1, total1, longest1 = result.decision_ms[1]
+    assert longest1 == pytest.approx(20, abs=0.01)
+    assert total1 == pytest.approx(10 * sum(n % 3 for n in range(1, count1 + 1)), abs=0.01)
+    assert [m for _, _, m in result.decision_ms[2:]] == [0.0, 0.0]  # the prompt seats never waited

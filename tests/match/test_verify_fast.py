@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
+import trio
+import trio.testing
 from pydantic_core import to_json
 
 from referee.match.record import FaultLine, HeaderLine, ReadyLine, ResultLine, SeatEntry, parse_line, read_record
@@ -19,8 +21,12 @@ from .fakes import play
 GAMES = ["back-alley", "schmier", "pegs-and-jokers"]
 
 
+# The tests take ``autojump_clock`` themselves: pytest-trio runs a test on a mock clock only when the
+# test function asks for it, and one asked for by this fixture alone is ignored (the game was then
+# played on the real clock, and timed out under load).
 @pytest.fixture(params=GAMES)
 async def recorded(request, tmp_path, autojump_clock):
+    assert isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock)  # (see above)
     path = tmp_path / f"{request.param}.jsonl"
     result, _ = await play({}, Limits(), game=request.param, seed=5, record_path=path)
     assert result.fault is None
@@ -35,7 +41,7 @@ def write_lines(path, lines):
     path.write_bytes(b"\n".join(lines))
 
 
-async def test_a_sound_record_is_verified_with_the_typed_paths_verdict(recorded):
+async def test_a_sound_record_is_verified_with_the_typed_paths_verdict(recorded, autojump_clock):
     fast = verify_fast(recorded)
     assert fast is not None
     header, verdict = fast
@@ -45,7 +51,7 @@ async def test_a_sound_record_is_verified_with_the_typed_paths_verdict(recorded)
     assert HeaderLine.model_validate(header) == read_record(recorded).header
 
 
-async def test_a_record_in_another_encoding_falls_back_and_still_verifies(recorded):
+async def test_a_record_in_another_encoding_falls_back_and_still_verifies(recorded, autojump_clock):
     # Spaces after separators, as Python's json writes them (an older or another writer).
     respaced = [json.dumps(json.loads(line)).encode() if line else line for line in lines_of(recorded)]
     write_lines(recorded, respaced)
@@ -57,7 +63,7 @@ def _first(lines, kind: bytes) -> int:
     return next(i for i, line in enumerate(lines) if line.startswith(b'{"record":"' + kind + b'"'))
 
 
-async def test_another_legal_action_or_a_changed_event_is_not_vouched_for(recorded):
+async def test_another_legal_action_or_a_changed_event_is_not_vouched_for(recorded, autojump_clock):
     lines = lines_of(recorded)
     i = _first(lines, b"decision")
     entry = json.loads(lines[i])
@@ -78,7 +84,8 @@ async def test_another_legal_action_or_a_changed_event_is_not_vouched_for(record
 
 @pytest.mark.parametrize("tail", [b',"action":"x","ms":1}', b',"ms":"1"}', b',"extra":1}'],
                          ids=["repeated-key", "mistyped-ms", "unknown-key"])
-async def test_a_decision_line_with_more_or_other_fields_than_the_runner_writes_goes_typed(recorded, tail):
+async def test_a_decision_line_with_more_or_other_fields_than_the_runner_writes_goes_typed(
+        recorded, autojump_clock, tail):
     lines = lines_of(recorded)
     i = _first(lines, b"decision")
     lines[i] = lines[i][:-1] + tail
@@ -87,7 +94,8 @@ async def test_a_decision_line_with_more_or_other_fields_than_the_runner_writes_
 
 
 @pytest.mark.parametrize("form", ["escaped", "exponent-ms", "not-utf8"])
-async def test_a_decision_lines_action_and_ms_in_other_forms_are_judged_as_json_reads_them(recorded, form):
+async def test_a_decision_lines_action_and_ms_in_other_forms_are_judged_as_json_reads_them(
+        recorded, autojump_clock, form):
     lines = lines_of(recorded)
     i = _first(lines, b"decision")
     entry = json.loads(lines[i])
@@ -104,7 +112,7 @@ async def test_a_decision_lines_action_and_ms_in_other_forms_are_judged_as_json_
     assert (fast is not None and fast[1].ok) == (form != "not-utf8")
 
 
-async def test_a_truncated_or_torn_record_is_left_to_the_typed_path(recorded):
+async def test_a_truncated_or_torn_record_is_left_to_the_typed_path(recorded, autojump_clock):
     lines = lines_of(recorded)
     write_lines(recorded, lines[: len(lines) // 2] + [lines[len(lines) // 2][:7]])
     assert verify_fast(recorded) is None
@@ -157,7 +165,7 @@ def _mutations(value):
                 yield {**value, key: [*inner[:-1], wrong]}
 
 
-async def test_a_line_the_plain_reading_accepts_the_models_accept_with_the_same_values(recorded):
+async def test_a_line_the_plain_reading_accepts_the_models_accept_with_the_same_values(recorded, autojump_clock):
     lines = [line for line in lines_of(recorded) if line]
     samples = [json.loads(line) for line in lines if not line.startswith((b'{"record":"event"',
                                                                            b'{"record":"decision"'))]
@@ -183,7 +191,7 @@ async def test_a_line_the_plain_reading_accepts_the_models_accept_with_the_same_
         assert accepted  # some mutations (an optional field dropped, say) are still sound
 
 
-async def test_the_plain_reading_takes_only_the_runners_encoding(recorded):
+async def test_the_plain_reading_takes_only_the_runners_encoding(recorded, autojump_clock):
     header = lines_of(recorded)[0]
     assert plain_line(header) is not None
     assert plain_line(json.dumps(json.loads(header)).encode()) is None  # spaces: the models read it
@@ -191,7 +199,7 @@ async def test_the_plain_reading_takes_only_the_runners_encoding(recorded):
     assert plain_line(b"[1]") is None and plain_line(b"{") is None
 
 
-async def test_a_result_line_in_another_encoding_is_read_by_the_models_and_still_verifies(recorded):
+async def test_a_result_line_in_another_encoding_is_read_by_the_models_and_still_verifies(recorded, autojump_clock):
     lines = lines_of(recorded)
     i = _first(lines, b"result")
     lines[i] = json.dumps(json.loads(lines[i])).encode()

@@ -414,11 +414,16 @@ def test_a_run_folder_of_a_worker_process_that_is_gone_is_removed(tmp_path):
         [folders["mine"].name, folders["init"].name, "referee-run-old-style"])
 
 
-def run_folders() -> set[Path]:
-    """The workers' folders of runs (``_RunLoop.root``), on this machine."""
+def run_folders(cluster: Cluster) -> set[Path]:
+    """The folders of runs (``_RunLoop.root``, named ``referee-run-RUN-pidN-*``) of this
+    cluster's worker processes: the temporary folder is shared with every other Dask run on
+    the machine, another test process's among them (pytest-xdist), which come and go."""
     import tempfile
 
-    return set(Path(tempfile.gettempdir()).glob("referee-run-*"))
+    with cluster.client() as c:
+        pids = {str(pid) for pid in c.run(os.getpid).values()}
+    return {p for p in Path(tempfile.gettempdir()).glob("referee-run-*-pid*-*")
+            if p.name.rsplit("-pid", 1)[1].split("-", 1)[0] in pids}
 
 
 def hellos(out: Path) -> dict[int, list[str]]:
@@ -436,7 +441,7 @@ def test_long_lived_bots_play_many_games_per_process_on_dask_as_on_local_workers
     bot = remembering_copy(tmp_path)
     local = trio.run(lambda: run_tournament(long_lived(tmp_path / "local", bot, jobs=2)))
     out = tmp_path / "out"
-    folders_before = run_folders()
+    folders_before = run_folders(cluster)
     run = trio.run(lambda: run_tournament(long_lived(out, bot, dask=cluster.address)))
     assert run.played == local.played == LONG_GAMES
     # The run ended its pools on every worker: the workers live on, no bot process does.
@@ -455,7 +460,7 @@ def test_long_lived_bots_play_many_games_per_process_on_dask_as_on_local_workers
     assert any(sum(pid in pids for pids in seen.values()) > 1 for pid in processes)
     assert "SEEN TWICE" not in "".join(p.read_text() for p in (out / "stderr").rglob("*.log"))
     # The workers forgot the run, and its temporary folders are gone.
-    assert run_folders() <= folders_before  # none of its own left (stale ones of dead workers may go)
+    assert run_folders(cluster) <= folders_before  # none of its own left (stale ones of dead workers may go)
     with cluster.client() as c:
         assert set(c.run(lambda: len(__import__("tournaments.dask_executor").dask_executor._runs)).values()) == {0}
 
