@@ -22,6 +22,7 @@ from ..base import (
     GameState,
     IllegalAction,
     Outcome,
+    View,
     merge_options,
     positive_int,
     team_of_seat,
@@ -508,6 +509,11 @@ class BackAlleySpec(GameSpec):
         events: list[Event] = []
         state._new_deal(events)
         return state, events
+
+    def determinize(self, view: View, rng: random.Random) -> BackAlleyState:
+        from .determinize import determinize  # the sampler builds on this module
+
+        return determinize(view, rng)
 
 
 SPEC = BackAlleySpec()
