@@ -12,7 +12,8 @@ How the deal is drawn
    a refused card; up to ``tries`` times.  An accepted deal is exactly
    uniform among the consistent deals (each consistent deal is one of the
    equally likely cuts).
-2. Otherwise *construction plus mixing*: a consistent deal is built by
+2. Otherwise *construction plus mixing*: a consistent deal is built greedily
+   (the most refusing bins first) or, when that leaves a bin short, by
    bipartite matching with augmenting paths (cards to bins; it exists iff the
    constraints can be met at all, else ``InconsistentView``), then mixed by a
    random-transposition chain that swaps two cards of different bins when
@@ -56,24 +57,69 @@ def constrained_deal(
         raise InconsistentView(
             f"{len(pool)} unseen cards cannot fill hands and piles of {sum(sizes)} cards"
         )
+    # Bins that refuse the same cards are one bin for the deal, cut apart after it
+    # (a uniform deal into the merged bin, cut, is a uniform deal into its parts).
+    groups: dict[frozenset[str], list[int]] = {}
+    for b in range(k):
+        if sizes[b]:
+            groups.setdefault(frozenset(refused[b]), []).append(b)
+    if len(groups) < k:
+        keys = list(groups)
+        merged = _deal(pool, [sum(sizes[b] for b in groups[r]) for r in keys], keys, rng, tries, mix)
+        out: list[list[str]] = [[] for _ in range(k)]
+        for r, cards in zip(keys, merged, strict=True):
+            start = 0
+            for b in groups[r]:
+                out[b] = cards[start:start + sizes[b]]
+                start += sizes[b]
+        return out
+    return _deal(pool, sizes, refused, rng, tries, mix)
+
+
+def _deal(
+    pool: Sequence[str],
+    sizes: Sequence[int],
+    refused: Sequence[Set[str]],
+    rng: random.Random,
+    tries: int,
+    mix: int,
+) -> list[list[str]]:
     cards = list(pool)
     bounds = []
     start = 0
     for n in sizes:
         bounds.append((start, start + n))
         start += n
-    checked = [(b, lo, hi, refused[b]) for b, (lo, hi) in enumerate(bounds) if refused[b] and hi > lo]
+    checked = [(lo, hi, refused[b]) for b, (lo, hi) in enumerate(bounds) if refused[b] and hi > lo]
     if not checked:
-        rng.shuffle(cards)
+        _shuffle(cards, rng)
         return [cards[lo:hi] for lo, hi in bounds]
-    for _ in range(tries):
-        rng.shuffle(cards)
-        for _b, lo, hi, ref in checked:
-            if not ref.isdisjoint(cards[lo:hi]):
-                break
-        else:
-            return [cards[lo:hi] for lo, hi in bounds]
+    # Rejection is worth trying only when a cut is likely enough to fit: the chance
+    # that each bin misses its refused cards, taken as independent.
+    total = len(cards)
+    odds = 1.0
+    for lo, hi, ref in checked:
+        bad = sum(1 for c in cards if c in ref)
+        for i in range(hi - lo):
+            odds *= max(0, total - bad - i) / (total - i)
+    if odds * tries >= 1:
+        for _ in range(tries):
+            _shuffle(cards, rng)
+            for lo, hi, ref in checked:
+                if not ref.isdisjoint(cards[lo:hi]):
+                    break
+            else:
+                return [cards[lo:hi] for lo, hi in bounds]
     return _construct_and_mix(cards, sizes, refused, rng, mix)
+
+
+def _shuffle(items: list[str], rng: random.Random) -> None:
+    """Fisher–Yates from ``rng.random()`` (faster than ``rng.shuffle``; the float's bias is
+    below 2**-40 for these sizes).  Samples need not be stable across Python versions."""
+    rand = rng.random
+    for i in range(len(items) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        items[i], items[j] = items[j], items[i]
 
 
 def _construct_and_mix(
@@ -84,21 +130,63 @@ def _construct_and_mix(
     mix: int,
 ) -> list[list[str]]:
     k = len(sizes)
-    rng.shuffle(cards)
+    _shuffle(cards, rng)
     n = len(cards)
-    # allowed[i]: the bins card i may go to, in a random order.
+    where = _greedy(cards, sizes, refused)
+    if where is None:
+        where = _matching(cards, sizes, refused, rng)
+    # Mix: swap two cards of different bins when each may go to the other's bin.
+    rand = rng.random
+    for _ in range(mix * n):
+        i = int(rand() * n)
+        j = int(rand() * n)
+        bi, bj = where[i], where[j]
+        if bi != bj and cards[i] not in refused[bj] and cards[j] not in refused[bi]:
+            where[i], where[j] = bj, bi
+    out: list[list[str]] = [[] for _ in range(k)]
+    for i, b in enumerate(where):
+        out[b].append(cards[i])
+    for b in range(k):
+        _shuffle(out[b], rng)
+    return out
+
+
+def _greedy(cards: list[str], sizes: Sequence[int], refused: Sequence[Set[str]]) -> list[int] | None:
+    """A start for the chain: the most refusing bins first, each takes the first cards it
+    accepts of the (shuffled) pool; ``None`` if that leaves a bin short."""
+    where = [-1] * len(cards)
+    order = sorted(range(len(sizes)), key=lambda b: -len(refused[b]))
+    for b in order:
+        need = sizes[b]
+        if not need:
+            continue
+        ref = refused[b]
+        for i, c in enumerate(cards):
+            if where[i] < 0 and c not in ref:
+                where[i] = b
+                need -= 1
+                if not need:
+                    break
+        if need:
+            return None
+    return where
+
+
+def _matching(cards: list[str], sizes: Sequence[int], refused: Sequence[Set[str]], rng: random.Random) -> list[int]:
+    """A deal by bipartite matching (augmenting paths); ``InconsistentView`` if none exists."""
+    k = len(sizes)
+    n = len(cards)
     allowed: list[list[int]] = []
     for c in cards:
         bins = [b for b in range(k) if sizes[b] and c not in refused[b]]
         if not bins:
             raise InconsistentView(f"the unseen card {c} fits in no hand or pile")
-        rng.shuffle(bins)
+        _shuffle(bins, rng)  # type: ignore[arg-type]
         allowed.append(bins)
     where = [-1] * n
     members: list[list[int]] = [[] for _ in range(k)]
 
     def augment(i: int, seen: list[bool]) -> bool:
-        # Iterative would be faster; depth is bounded by the number of bins.
         for b in allowed[i]:
             if seen[b]:
                 continue
@@ -120,16 +208,4 @@ def _construct_and_mix(
             raise InconsistentView(
                 "no deal of the unseen cards fits the hand sizes and the suits shown void"
             )
-    # Mix: swap two cards of different bins when each may go to the other's bin.
-    for _ in range(mix * n):
-        i = rng.randrange(n)
-        j = rng.randrange(n)
-        bi, bj = where[i], where[j]
-        if bi != bj and cards[i] not in refused[bj] and cards[j] not in refused[bi]:
-            where[i], where[j] = bj, bi
-    out: list[list[str]] = [[] for _ in range(k)]
-    for i, b in enumerate(where):
-        out[b].append(cards[i])
-    for b in range(k):
-        rng.shuffle(out[b])
-    return out
+    return where

@@ -36,7 +36,17 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from ..base import Event, GameSpec, GameState, IllegalAction, Outcome, merge_options, positive_int, team_of_seat
+from ..base import (
+    Event,
+    GameSpec,
+    GameState,
+    IllegalAction,
+    Outcome,
+    View,
+    merge_options,
+    positive_int,
+    team_of_seat,
+)
 from ..cards import RANKS, SUITS, randbelow, shuffle
 from .notation import CARD_INDEX, CARDS, JOKER, Action
 
@@ -188,6 +198,11 @@ class SchmierSpec(GameSpec):
         self, seed: int, options: Mapping[str, Any] | None = None
     ) -> tuple[SchmierState, list[Event]]:
         return SchmierState.new(seed, options)
+
+    def determinize(self, view: View, rng: random.Random) -> SchmierState:
+        from .determinize import determinize  # the sampler builds on this module
+
+        return determinize(view, rng)
 
 
 # --- state ----------------------------------------------------------------
