@@ -261,3 +261,43 @@ def test_bad_options_are_refused_in_one_line():
     assert done.returncode == 2
     assert "--budget-ms and --rollouts must be ≥ 1" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+PROBE = '''
+import json, sys
+from pathlib import Path
+root = Path(sys.argv[1])
+seen = {p: (root / p).exists() for p in ("referee/games/base.py", "referee/errors.py", "referee/match",
+                                         "referee/match/runner.py", "referee/cli", "tournaments")}
+from referee.games import get_game
+seen["engine"] = get_game("back-alley").name
+print(json.dumps(seen), file=sys.stderr, flush=True)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "probe", "events": False}), flush=True)
+    elif msg["type"] == "request":
+        print(json.dumps({"type": "action", "id": msg["id"], "action": msg["legal"][0]}), flush=True)
+    elif msg["type"] == "game_over":
+        break
+'''
+
+
+def test_the_sandbox_shows_a_bot_the_engines_and_nothing_else_of_the_referee(tmp_path):
+    """A search bot imports the engine under the sandbox; the rest of the referee
+    (the match runner, the CLI, tournaments/) stays out of its sight."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    bot = f"{sys.executable} {probe} {ROOT}"
+    record = tmp_path / "g.jsonl"
+    done = subprocess.run([*REFEREE, "play", "back-alley", "--bot", bot, "--bot", bot, "--seed", "1",
+                           "--record", str(record), "--sandbox", "required", "-q"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    logs = sorted(record.with_suffix(".stderr").iterdir())
+    assert len(logs) == 4
+    for log in logs:
+        seen = json.loads(log.read_text().splitlines()[0])
+        assert seen == {"referee/games/base.py": True, "referee/errors.py": True, "referee/match": False,
+                        "referee/match/runner.py": False, "referee/cli": False, "tournaments": False,
+                        "engine": "back-alley"}, log.name
