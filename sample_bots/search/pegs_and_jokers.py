@@ -45,9 +45,13 @@ GAME = "pegs-and-jokers"
 heuristic = load_heuristic("pegs_and_jokers.py")
 
 #: Moves searched: the heuristic's best this many (by its 1-ply score).
-CANDIDATES = 6
+CANDIDATES = 4
 #: Turns of the other players simulated after ours, at most (the whole round at 4 players).
 HORIZON = 3
+#: The look-ahead overrides the heuristic's best move only when its choice is better by
+#: this many standard errors over the samples both were tried on (a few noisy samples
+#: must not move a peg into danger the rule avoids).
+MIN_Z = 2.0
 #: A won game is worth more than any board.
 WIN_VALUE = 10_000.0
 
@@ -108,7 +112,8 @@ def make_choose(spec: Any, horizon: int) -> Any:
         bonus = {a: -heuristic.card_worth(heuristic.card_of(a), in_start) for a in candidates}
         steps = min(state["players"] - 1, horizon)
         plug = PegsPlug(team, 2)
-        result = pimc(spec, view, candidates, plug, team, rng, budget, max_steps=steps, bonus=bonus)
+        result = pimc(spec, view, candidates, plug, team, rng, budget, max_steps=steps, bonus=bonus,
+                      prior=candidates[0], min_z=MIN_Z, abandon_late=True)
         if not result.means:  # not one rollout in the budget: the heuristic's choice
             return candidates[0]
         return result.action

@@ -87,10 +87,15 @@ class SearchResult:
     rollouts: int = 0
 
 
+class Late(Exception):
+    """A rollout still running at the deadline (with ``abandon_late``): thrown away."""
+
+
 def rollout(state: GameState, plug: Plug, team: int, rng: random.Random, tracker: Tracker,
-            events: list[Any], max_steps: int) -> float:
+            events: list[Any], max_steps: int, deadline: float | None = None) -> float:
     """Play ``state`` on with the plug's policy until an event has a leaf value, the game
-    ends or ``max_steps`` actions were played; the value for ``team``."""
+    ends or ``max_steps`` actions were played; the value for ``team``.  With a
+    ``deadline``, raises ``Late`` when a step would start past it."""
     for ev in events:
         data = ev.data
         v = plug.leaf_value(data, team)
@@ -100,6 +105,8 @@ def rollout(state: GameState, plug: Plug, team: int, rng: random.Random, tracker
     for _ in range(max_steps):
         if state.to_act() is None:
             return plug.horizon_value(state, team)
+        if deadline is not None and time.perf_counter() >= deadline:
+            raise Late
         legal = state.legal_actions()
         action = legal[0] if len(legal) == 1 else plug.rollout_action(state, legal, rng, tracker)
         for ev in state.apply(action):
@@ -113,38 +120,69 @@ def rollout(state: GameState, plug: Plug, team: int, rng: random.Random, tracker
 
 def pimc(spec: GameSpec, view: View, candidates: Sequence[str], plug: Plug, team: int,
          rng: random.Random, budget: Budget, max_steps: int = 10_000,
-         bonus: Mapping[str, float] | None = None) -> SearchResult:
+         bonus: Mapping[str, float] | None = None, prior: str | None = None,
+         min_z: float = 0.0, abandon_late: bool = False) -> SearchResult:
     """Mean rollout value of each candidate over determinized worlds, until the budget ends.
 
     Every world is used for every candidate (in a shuffled order, so a world cut by
     the deadline favours none), each candidate's rollout seeded alike.  ``bonus`` is
     added to a candidate's mean (a value the rollouts do not see, as a card's worth
-    in hand)."""
+    in hand).  With a ``prior`` (a rule's choice among the candidates), the best
+    mean replaces it only if it is better on the worlds both were tried in by
+    ``min_z`` standard errors of the paired difference: few noisy worlds then keep
+    the rule's move.  ``abandon_late`` throws away a rollout still running at the
+    deadline (long rollouts would overrun it) instead of finishing it."""
     totals = dict.fromkeys(candidates, 0.0)
     counts = dict.fromkeys(candidates, 0)
+    per_world: list[dict[str, float]] = []
     worlds = 0
     order = list(candidates)
+    deadline = budget.deadline if abandon_late else None
     while not budget.spent():
         world = spec.determinize(view, rng)
         worlds += 1
         world_seed = rng.getrandbits(64)
         rng.shuffle(order)
+        values: dict[str, float] = {}
+        per_world.append(values)
         for action in order:
             if budget.spent():
                 break
             state = world.clone()
             events = state.apply(action)
             tracker = plug.tracker(view)
-            value = rollout(state, plug, team, random.Random(world_seed), tracker, events, max_steps)
+            try:
+                value = rollout(state, plug, team, random.Random(world_seed), tracker, events, max_steps,
+                                deadline)
+            except Late:
+                break
             totals[action] += value
             counts[action] += 1
+            values[action] = value
             budget.rollouts += 1
     extra = bonus or {}
     means = {a: totals[a] / counts[a] + extra.get(a, 0.0) for a in candidates if counts[a]}
     if not means:
-        return SearchResult(candidates[0], {}, counts, worlds, budget.rollouts)
+        return SearchResult(prior or candidates[0], {}, counts, worlds, budget.rollouts)
     best = max(candidates, key=lambda a: (means.get(a, float("-inf")), -candidates.index(a)))
+    if prior is not None and best != prior and not _surely_better(per_world, best, prior, extra, min_z):
+        best = prior
     return SearchResult(best, means, counts, worlds, budget.rollouts)
+
+
+def _surely_better(per_world: list[dict[str, float]], a: str, b: str, bonus: Mapping[str, float],
+                   min_z: float) -> bool:
+    """Is ``a`` better than ``b`` by ``min_z`` standard errors, on the worlds both were tried in?"""
+    diffs = [w[a] - w[b] for w in per_world if a in w and b in w]
+    n = len(diffs)
+    if n < 3:
+        return False
+    shift = bonus.get(a, 0.0) - bonus.get(b, 0.0)
+    mean = sum(diffs) / n + shift
+    var = sum((d - mean + shift) ** 2 for d in diffs) / (n - 1)
+    if var == 0:
+        return mean > 0
+    return mean / (var / n) ** 0.5 >= min_z
 
 
 # --- the bot around a search -------------------------------------------------------

@@ -301,3 +301,34 @@ def test_the_sandbox_shows_a_bot_the_engines_and_nothing_else_of_the_referee(tmp
         assert seen == {"referee/games/base.py": True, "referee/errors.py": True, "referee/match": False,
                         "referee/match/runner.py": False, "referee/cli": False, "tournaments": False,
                         "engine": "back-alley"}, log.name
+
+
+def test_a_prior_is_kept_unless_the_search_is_surely_better():
+    sure = pimc._surely_better
+    assert sure([{"a": 5, "b": 0}] * 3, "a", "b", {}, 2.0)  # the same gain on every world
+    assert not sure([{"a": 10, "b": 0}, {"a": -8, "b": 0}, {"a": 4, "b": 0}], "a", "b", {}, 2.0)  # z ≈ 0.4
+    assert not sure([{"a": 5, "b": 0}] * 2, "a", "b", {}, 2.0)  # two worlds say too little
+    assert not sure([{"a": 5, "b": 0}, {"a": 5}, {"b": 0}, {"a": 5, "b": 0}], "a", "b", {}, 2.0)  # two shared
+    assert sure([{"a": 0, "b": 0}] * 3, "a", "b", {"a": 1.0}, 2.0)  # the bonus counts
+    assert not sure([{"a": 0, "b": 0}] * 3, "a", "b", {"b": 1.0}, 2.0)
+    # Through pimc: on common worlds "3" beats the prior "1" by exactly 2 every time.
+    budget = pimc.Budget(deadline=float("inf"), max_rollouts=12)
+    result = pimc.pimc(ToySpec(), View(0, {}, {}), ["0", "3", "1"], ToyPlug(), 0,  # type: ignore[arg-type]
+                       random.Random(2), budget, prior="1", min_z=2.0)
+    assert result.action == "3"
+    budget = pimc.Budget(deadline=float("inf"), max_rollouts=12)
+    result = pimc.pimc(ToySpec(), View(0, {}, {}), ["0", "3", "1"], ToyPlug(), 0,  # type: ignore[arg-type]
+                       random.Random(2), budget, prior="1", min_z=2.0, bonus={"1": 2.5})
+    assert result.action == "1"
+
+
+def test_a_rollout_running_at_its_deadline_is_abandoned():
+    state, _ = get_game("pegs-and-jokers").new_game(1, {"players": 4})
+    plug = ToyPlug()
+    with pytest.raises(pimc.Late):
+        pimc.rollout(state, plug, 0, random.Random(1), plug, [], 3, deadline=0.0)  # type: ignore[arg-type]
+    # Through pimc: nothing past the deadline is counted.
+    budget = pimc.Budget(deadline=0.0)
+    result = pimc.pimc(get_game("pegs-and-jokers"), View(0, {}, {}), ["x"], plug, 0,  # type: ignore[arg-type]
+                       random.Random(1), budget, abandon_late=True)
+    assert result.rollouts == 0 and result.action == "x"
