@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/determinize.py [--views N] [--samples K] [--seed S]
 
 For each game (Pegs and Jokers at 4, 6 and 8 players) it plays random games
-and keeps N views taken at random decision points (the seat to act's view, as
-a search bot asks for it), then times K samples of each view with
+and keeps N views taken at random decision points (the seat to act's view
+with the events it was sent, as a search bot asks for it), then times K samples of each view with
 ``spec.determinize``.  The baseline, measured in the same run, is the
 engine's own ``new_game`` rate (a fresh shuffled deal is the cheapest "full
 state" an engine makes); the ratio says how many ``new_game`` calls one
@@ -23,9 +23,9 @@ from referee.games import GAMES, View
 CONFIGS = [
     ("back-alley", {}),
     ("schmier", {}),
-    # ("pegs-and-jokers", {"players": 4}),
-    # ("pegs-and-jokers", {"players": 6}),
-    # ("pegs-and-jokers", {"players": 8}),
+    ("pegs-and-jokers", {"players": 4}),
+    ("pegs-and-jokers", {"players": 6}),
+    ("pegs-and-jokers", {"players": 8}),
 ]
 
 
@@ -36,14 +36,17 @@ def views(name: str, options: dict, count: int, seed: int) -> list[View]:
     out: list[View] = []
     g = 0
     while len(out) < count:
-        state, _ = spec.new_game(seed + g, opts)
+        state, events = spec.new_game(seed + g, opts)
+        seen = [[e.data for e in events if e.visible_to(s)] for s in range(state.num_seats)]
         g += 1
         steps = 0
         while state.to_act() is not None and len(out) < count and steps < 3000:
             if rng.random() < 0.05:
                 seat = state.to_act()
-                out.append(View(seat, opts, state.observe(seat)))
-            state.apply(rng.choice(state.legal_actions()))
+                out.append(View(seat, opts, state.observe(seat), tuple(seen[seat])))
+            events = state.apply(rng.choice(state.legal_actions()))
+            for s in range(state.num_seats):
+                seen[s].extend(e.data for e in events if e.visible_to(s))
             steps += 1
     return out
 

@@ -11,6 +11,9 @@ Shape
   ``ParsedAction``: action text to value and back), and ``new_game(seed,
   options)`` which returns the initial ``GameState`` plus the events that
   creating it produced (the first deal, for instance).
+* ``GameSpec.determinize(view, rng)`` draws a full ``GameState`` among the
+  hidden states consistent with one seat's ``View`` (what that seat was
+  sent), for search bots; ``InconsistentView`` when none fits.
 * ``GameState`` is the running game.  ``to_act()`` names the seat that must
   decide (``None`` once the game is over), ``decision()`` says what kind of
   decision it is (``"bid"``, ``"play"``, ...), ``legal_actions()`` lists every
@@ -255,6 +258,7 @@ class GameSpec(abc.ABC):
     ) -> tuple[GameState, list[Event]]:
         """Initial state for ``seed`` and the events its creation produced."""
 
+    @abc.abstractmethod
     def determinize(self, view: View, rng: random.Random) -> GameState:
         """A full state drawn (from ``rng`` only) among the hidden states ``view`` allows.
 
@@ -266,6 +270,6 @@ class GameSpec(abc.ABC):
         know (other hands, the order of the stock, later shuffles) is random.
         Reads nothing but ``view``: equal views and equal ``rng`` states give
         equal samples.  Raises ``InconsistentView`` (never hangs) when no
-        hidden state fits the view.
+        hidden state fits the view.  Each game's ``determinize`` module says
+        what it reads, what it infers and what "the future" is in a sample.
         """
-        raise NotImplementedError(f"{self.name} has no determinizer")

@@ -34,6 +34,7 @@ from ..base import (
     InvalidAction,
     InvalidOptions,
     Outcome,
+    View,
     merge_options,
     positive_int,
     team_of_seat,
@@ -746,6 +747,11 @@ class PegsAndJokersSpec(GameSpec):
         events: list[Event] = []
         state._deal(events)
         return state, events
+
+    def determinize(self, view: View, rng: random.Random) -> PegsAndJokersState:
+        from .determinize import determinize  # the sampler builds on this module
+
+        return determinize(view, rng)
 
 
 SPEC = PegsAndJokersSpec()
