@@ -84,8 +84,11 @@ def test_the_search_bot_plays_a_whole_game_at_20_ms(game, tmp_path):
 @pytest.mark.parametrize("game", sorted(BOT_FILE))
 def test_a_seeded_search_capped_by_rollouts_replays_identically(game, tmp_path):
     """Same seed, same game, the rollout cap (not the clock) ending every search: the
-    same decisions, move for move; another bot seed plays differently somewhere."""
-    args = ("--seed", "5", "--rollouts", "6", "--budget-ms", "4000")
+    same decisions, move for move; another bot seed plays differently somewhere.
+    (Pegs and Jokers keeps the heuristic's move unless a search of several samples
+    says otherwise: it needs more rollouts for the seed to matter.)"""
+    rollouts = "16" if game == "pegs-and-jokers" else "6"
+    args = ("--seed", "5", "--rollouts", rollouts, "--budget-ms", "4000")
 
     def actions(record: str, *a: str) -> list[tuple[int, str]]:
         lines, _ = play(game, tmp_path, 3, *a, record=record, decision_ms=20_000)
