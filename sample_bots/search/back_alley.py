@@ -159,7 +159,7 @@ def make_choose(spec: Any) -> Any:
                 return candidates[0]
         else:
             candidates = list(request.legal)
-        result = pimc(spec, view, candidates, plug, team, rng, budget)
+        result = pimc(spec, view, candidates, plug, team, rng, budget, abandon_late=True)
         return result.action if result.means else heuristic.decide(request)
     return choose
 

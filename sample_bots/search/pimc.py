@@ -23,7 +23,8 @@ This module knows no game.  A game is a ``Plug``:
   cut by ``max_steps`` (Pegs and Jokers' board evaluation).
 
 Budget: the search stops at its deadline (``Budget``), checked before every
-rollout, so a decision overruns it by at most one rollout; and it stops
+rollout (and, for long rollouts, before every step of one), and starts no
+new sample that the slowest sample so far would carry past it; and it stops
 after ``max_rollouts`` rollouts, the only stop that does not depend on the
 clock: with a cap that binds before the deadline a seeded bot plays
 identically on any machine.
@@ -44,9 +45,11 @@ from protocol.bot import Request, run
 from referee.games import get_game
 from referee.games.base import GameSpec, GameState, InconsistentView, View
 
-#: Stop a search this long before its budget ends: the answer must still be
-#: written, read and checked by the referee within the budget.
+#: Stop a search this long before its budget ends, and this share of the budget
+#: earlier still: the answer must still be written, read and checked by the
+#: referee within the budget, on a machine that may be busy.
 MARGIN_S = 0.010
+MARGIN_SHARE = 0.15
 
 
 class Tracker(Protocol):
@@ -138,8 +141,11 @@ def pimc(spec: GameSpec, view: View, candidates: Sequence[str], plug: Plug, team
     worlds = 0
     order = list(candidates)
     deadline = budget.deadline if abandon_late else None
-    while not budget.spent():
+    sampling = 0.0  # the longest a sample took: no new world unless one fits before the deadline
+    while not budget.spent() and time.perf_counter() + sampling < budget.deadline:
+        began = time.perf_counter()
         world = spec.determinize(view, rng)
+        sampling = max(sampling, time.perf_counter() - began)
         worlds += 1
         world_seed = rng.getrandbits(64)
         rng.shuffle(order)
@@ -245,7 +251,7 @@ class SearchBot:
         if len(legal) == 1:
             return legal[0]
         budget_s = min(self.args.budget_ms, request.time_ms / 4) / 1000
-        budget = Budget(start + max(0.001, budget_s - MARGIN_S), self.args.rollouts)
+        budget = Budget(start + max(0.001, budget_s * (1 - MARGIN_SHARE) - MARGIN_S), self.args.rollouts)
         key = json.dumps([self.seed, request.id, request.state], sort_keys=True, separators=(",", ":"))
         rng = random.Random(key)
         view = View(seat=request.seat, options=self.options.get(request.table, {}),

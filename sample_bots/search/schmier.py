@@ -131,7 +131,7 @@ def make_choose(spec: Any) -> Any:
             return heuristic.decide(request)
         state = request.state
         plug = SchmierPlug(state["trump"])
-        result = pimc(spec, view, list(request.legal), plug, state["team"], rng, budget)
+        result = pimc(spec, view, list(request.legal), plug, state["team"], rng, budget, abandon_late=True)
         return result.action if result.means else heuristic.decide(request)
     return choose
 

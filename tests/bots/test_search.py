@@ -111,7 +111,7 @@ def test_budget_is_the_smaller_of_budget_ms_and_a_quarter_of_time_ms():
     state, _ = get_game("back-alley").new_game(1, {})
     bot.on_hello({"game": "back-alley", "options": {}})
     obs = state.observe(state.to_act())
-    for time_ms, most in ((1000, 0.100 - pimc.MARGIN_S), (200, 0.050 - pimc.MARGIN_S)):
+    for time_ms, most in ((1000, 0.085 - pimc.MARGIN_S), (200, 0.0425 - pimc.MARGIN_S)):
         seen.clear()
         req = Request(1, state.to_act(), "bid", obs, state.legal_actions(), time_ms)
         assert bot.decide(req) == state.legal_actions()[-1]
