@@ -16,14 +16,15 @@ This module knows no game.  A game is a ``Plug``:
   seat follows in a rollout;
 * ``tracker(view)`` / ``Tracker.see(event)`` — what the policy remembers
   while a rollout runs (the current trick), built from the events ``apply``
-  returns, so a rollout never calls the (slower) ``observe``;
+  returns, so a trick-taking rollout never calls the (slower) ``observe``;
 * ``leaf_value(event, team)`` — a value for ``team`` when an event ends the
   rollout (Back Alley's and Schmier's ``deal_score``: the deal's score
   difference), else ``None``; ``horizon_value(state, team)`` for a rollout
   cut by ``max_steps`` (Pegs and Jokers' board evaluation).
 
 Budget: the search stops at its deadline (``Budget``), checked before every
-rollout (and, for long rollouts, before every step of one), and starts no
+rollout and before every step of one (``abandon_late``: a rollout still
+running at the deadline is thrown away), and starts no
 new sample that the slowest sample so far would carry past it; and it stops
 after ``max_rollouts`` rollouts, the only stop that does not depend on the
 clock: with a cap that binds before the deadline a seeded bot plays
