@@ -34,11 +34,12 @@ One ``bwrap`` per bot process, so no two bots share anything but the game:
   ``shadow``, no keys), the installation the bot's interpreter comes from
   (a virtualenv, a pyenv version: see ``resolve_program``), the bot's own
   folder (the folder of its program or script, or the entrant's ``dir``),
-  the project's bot helper (``protocol/``) and the entrant's extra
+  the project's bot helper (``protocol/``), the game engines
+  (``referee/games/``, ``ENGINE_PATHS``) and the entrant's extra
   ``ro_paths``.  Writable: a fresh, size-capped tmpfs at ``/tmp`` and one at
   ``/scratch`` (``HOME``), new for every bot process and so for every game.
   Records, the tournament folder and file, and the referee's own packages
-  are masked even where they lie inside a bound folder.
+  (all but the engines) are masked even where they lie inside a bound folder.
 * **Environment:** cleared; ``PATH`` (the interpreter's folders first),
   ``HOME``, ``TMPDIR``, ``LANG``/``LC_ALL``/``TZ`` when set.
 * **Resources:** rlimits are set before ``bwrap`` starts (``prlimit``), so
@@ -83,7 +84,24 @@ ETC_ALLOWED = (
 ETC_NETWORK = ("resolv.conf",)
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # holds referee/, protocol/, tournaments/
 BOT_HELPER_DIR = _PACKAGE_ROOT / "protocol"  # the bot helper (protocol.bot) bots may import
-REFEREE_DIRS = (_PACKAGE_ROOT / "referee", _PACKAGE_ROOT / "tournaments")
+#: The game engines, which bots may import like the helper: pure code with no secret in it
+#: (a search bot samples and plays out states with them, sample_bots/search/): referee/games/
+#: and the two modules it imports.  The rest of the referee stays hidden.
+ENGINE_PATHS = tuple(_PACKAGE_ROOT / "referee" / p for p in ("__init__.py", "errors.py", "games"))
+
+
+def _referee_hidden() -> tuple[Path, ...]:
+    """The referee's own packages, but for ``ENGINE_PATHS``: every other entry of
+    ``referee/`` (its ``__pycache__`` too) and all of ``tournaments/``."""
+    ref = _PACKAGE_ROOT / "referee"
+    try:
+        entries = sorted(ref.iterdir())
+    except OSError:
+        return (ref, _PACKAGE_ROOT / "tournaments")
+    return (*(p for p in entries if p not in ENGINE_PATHS), _PACKAGE_ROOT / "tournaments")
+
+
+REFEREE_DIRS = _referee_hidden()
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
 SECCOMP_HINT = "install libseccomp (Debian/Ubuntu: apt-get install libseccomp2)"
 
@@ -675,7 +693,8 @@ class Jail:
         res = resolve_program(argv, here)
         own = Path(self.own_dir).resolve() if self.own_dir else res.own
         ro: list[Path] = []
-        for p in [*res.installs, *([own] if own else []), BOT_HELPER_DIR, *(Path(x) for x in self.ro_paths)]:
+        for p in [*res.installs, *([own] if own else []), BOT_HELPER_DIR, *ENGINE_PATHS,
+                  *(Path(x) for x in self.ro_paths)]:
             p = Path(os.path.abspath(p))
             if p.exists() and not _is_system(p) and p not in ro and p != Path("/"):
                 ro.append(p)

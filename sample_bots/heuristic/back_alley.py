@@ -295,4 +295,4 @@ def decide(request: Request) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(run(decide, name="heuristic-back-alley"))
+    sys.exit(run(decide, name="heuristic-back-alley-v1"))

@@ -181,4 +181,4 @@ def decide(request: Request) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(run(decide, name="heuristic-pegs-and-jokers"))
+    sys.exit(run(decide, name="heuristic-pegs-and-jokers-v1"))

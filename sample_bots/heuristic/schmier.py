@@ -273,4 +273,4 @@ def decide(request: Request) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(run(decide, name="heuristic-schmier"))
+    sys.exit(run(decide, name="heuristic-schmier-v1"))
