@@ -92,13 +92,14 @@ ENGINE_PATHS = tuple(_PACKAGE_ROOT / "referee" / p for p in ("__init__.py", "err
 
 def _referee_hidden() -> tuple[Path, ...]:
     """The referee's own packages, but for ``ENGINE_PATHS``: every other entry of
-    ``referee/`` (its ``__pycache__`` too) and all of ``tournaments/``."""
+    ``referee/`` (its ``__pycache__`` too), all of ``tournaments/`` and the command (``referee_cli/``)."""
     ref = _PACKAGE_ROOT / "referee"
+    above = (_PACKAGE_ROOT / "tournaments", _PACKAGE_ROOT / "referee_cli")
     try:
         entries = sorted(ref.iterdir())
     except OSError:
-        return (ref, _PACKAGE_ROOT / "tournaments")
-    return (*(p for p in entries if p not in ENGINE_PATHS), _PACKAGE_ROOT / "tournaments")
+        return (ref, *above)
+    return (*(p for p in entries if p not in ENGINE_PATHS), *above)
 
 
 REFEREE_DIRS = _referee_hidden()

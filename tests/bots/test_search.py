@@ -271,7 +271,7 @@ import json, sys
 from pathlib import Path
 root = Path(sys.argv[1])
 seen = {p: (root / p).exists() for p in ("referee/games/base.py", "referee/errors.py", "referee/match",
-                                         "referee/match/runner.py", "referee/cli", "tournaments")}
+                                         "referee/match/runner.py", "referee_cli", "tournaments")}
 from referee.games import get_game
 seen["engine"] = get_game("back-alley").name
 print(json.dumps(seen), file=sys.stderr, flush=True)
@@ -302,7 +302,7 @@ def test_the_sandbox_shows_a_bot_the_engines_and_nothing_else_of_the_referee(tmp
     for log in logs:
         seen = json.loads(log.read_text().splitlines()[0])
         assert seen == {"referee/games/base.py": True, "referee/errors.py": True, "referee/match": False,
-                        "referee/match/runner.py": False, "referee/cli": False, "tournaments": False,
+                        "referee/match/runner.py": False, "referee_cli": False, "tournaments": False,
                         "engine": "back-alley"}, log.name
 
 
