@@ -75,13 +75,34 @@ def test_games_do_not_reach_into_the_match_layer():
 TRAINERS = {"sample_bots/learning/train.py"}
 
 
-def test_sample_bots_use_at_most_the_protocol_package():
+#: What a bot may import of the project: the bot helper and the pure game engines, the only
+#: parts the sandbox shows it (referee.match.bubblewrap ENGINE_PATHS); a search bot samples
+#: and plays out states with the engines (sample_bots/search/).
+ENGINES = ("referee.games", "referee.errors")
+
+
+def test_sample_bots_use_at_most_the_protocol_package_and_the_engines():
     for f in (ROOT / "sample_bots").rglob("*.py"):
         trainer = str(f.relative_to(ROOT)) in TRAINERS
         for mod in imported_modules(f):
             if trainer and (mod == "referee.env" or mod.startswith("referee.env.")):
                 continue
-            assert top(mod) not in {"referee", "tournaments", "trio"}, f"{f.relative_to(ROOT)} imports {mod}"
+            if mod in ENGINES or mod.startswith(tuple(f"{e}." for e in ENGINES)):
+                continue
+            assert top(mod) not in {"referee", "referee_cli", "tournaments", "trio"}, \
+                f"{f.relative_to(ROOT)} imports {mod}"
+
+
+def test_what_bots_may_import_of_the_referee_is_what_the_sandbox_shows():
+    from referee.match.bubblewrap import ENGINE_PATHS
+
+    shown = {p.relative_to(ROOT).as_posix() for p in ENGINE_PATHS}
+    assert shown == {"referee/__init__.py", "referee/errors.py", "referee/games"}
+    # The engines import nothing else of the referee, or a bot importing them would fail in its sandbox.
+    for f in (ROOT / "referee/games").rglob("*.py"):
+        for mod in imported_modules(f):
+            if top(mod) == "referee":
+                assert mod.startswith(ENGINES) or mod == "referee", f"{f.relative_to(ROOT)} imports {mod}"
 
 
 def test_random_bot_is_standard_library_only():
