@@ -33,6 +33,8 @@ from referee.match import bubblewrap
 from referee.match.runner import run_match
 from referee.match.types import BotSpec, Limits
 
+from .conftest import one_at_a_time
+
 ROOT = Path(__file__).resolve().parents[1]
 TALK = ROOT / "sample_bots" / "misbehaving" / "table_talk.py"
 RANDOM = ROOT / "sample_bots" / "random_bot.py"
@@ -42,6 +44,14 @@ LOCKS = ("flock", "posix", "ofd")
 
 pytestmark = pytest.mark.skipif(bubblewrap.probe() is not None and not os.environ.get("CI"),
                                 reason="needs bubblewrap")
+
+
+@pytest.fixture(autouse=True)
+def _alone():
+    """The channel is machine-wide by nature (marks on files every process can read): two of
+    these games at once (pytest-xdist workers) would talk across, so they run one at a time."""
+    with one_at_a_time("table-talk"):
+        yield
 
 
 def talk(channel: str) -> BotSpec:

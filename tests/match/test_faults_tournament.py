@@ -21,16 +21,23 @@ from .hostile import CASES, FAST, MISBEHAVING, RANDOM_BOT, PeakRss, assert_no_su
 RANDOM = f"{sys.executable} {RANDOM_BOT}"
 
 
+#: The innocent bots' limits: generous, so a loaded machine (the suite runs in parallel) never
+#: times one of them out; the misbehaving bot has the case's own (per-entrant limits), so what
+#: it does is caught as quickly as in a game of its own.
+INNOCENT = {"handshake_s": 60.0, "decision_s": 10.0}
+
+
 def tournament(case, out):
-    limits = {"handshake_s": FAST.handshake_s, "decision_s": FAST.decision_s, **case.limits}
+    bad_limits = {"handshake_s": FAST.handshake_s, "decision_s": FAST.decision_s, **case.limits}
     data = {
         "game": "pegs-and-jokers", "options": {"players": 4, "max_turns": 40}, "seed": 5,
-        "games_per_pairing": 1, "jobs": 3, "output": str(out), "limits": limits,
+        "games_per_pairing": 1, "jobs": 3, "output": str(out),
+        "limits": {**bad_limits, **INNOCENT},
         "entrants": [
             {"name": "rnd1", "command": RANDOM, "args": ["{seed}"]},
             {"name": "rnd2", "command": RANDOM, "args": ["{seed}"]},
             {"name": "bad", "command": f"{sys.executable} {MISBEHAVING / (case.bot + '.py')}",
-             "args": list(case.args)},
+             "args": list(case.args), "limits": bad_limits},
         ],
     }
     return resolve(parse(data), MISBEHAVING)
