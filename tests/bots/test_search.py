@@ -335,3 +335,19 @@ def test_a_rollout_running_at_its_deadline_is_abandoned():
     result = pimc.pimc(get_game("pegs-and-jokers"), View(0, {}, {}), ["x"], plug, 0,  # type: ignore[arg-type]
                        random.Random(1), budget, abandon_late=True)
     assert result.rollouts == 0 and result.action == "x"
+
+
+@pytest.mark.parametrize("game", ["back_alley", "schmier", "pegs_and_jokers"])
+def test_search_v1s_frozen_rules_are_the_heuristic_v1_bot(game):
+    """search-v1 carries a frozen copy of the heuristic rules (its own folder is all of
+    sample_bots/ its sandbox shows it, and a pinned bot must not change under it). While
+    the heuristic bot still calls itself ...-v1, the two are the same code: a change to the
+    heuristic bot must bump its version, and then the copy stays what v1 was."""
+    heuristic = (ROOT / "sample_bots" / "heuristic" / f"{game}.py").read_text()
+    frozen = (SEARCH / f"rules_{game}.py").read_text()
+    name = f"heuristic-{game.replace('_', '-')}-v1"
+    if f'name="{name}"' not in heuristic:
+        pytest.skip(f"the heuristic bot is past {name}: the frozen copy keeps v1")
+    body = frozen[frozen.index('"""'):]  # after the copy's header comment
+    assert body.replace('name="heuristic-' + game.replace("_", "-") + '"', f'name="{name}"') \
+        == heuristic[heuristic.index('"""'):], f"sample_bots/heuristic/{game}.py changed: bump its version to v2"
