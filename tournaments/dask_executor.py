@@ -350,6 +350,16 @@ class _RunLoop:
         with suppress(trio.RunFinishedError, trio.Cancelled):
             trio.from_thread.run(end, trio_token=self._token)
 
+    def stderr_paths(self) -> set[Path]:
+        """(From a task's thread) the stderr logs the run's kept processes write to now."""
+        def paths() -> set[Path]:
+            return self._pool.stderr_paths() if self._pool is not None else set()
+
+        try:
+            return trio.from_thread.run_sync(paths, trio_token=self._token)
+        except (trio.RunFinishedError, trio.Cancelled):
+            return set()
+
     def _stop(self) -> int:
         self.closing = True
         stopped = self.playing
@@ -526,9 +536,10 @@ def _address() -> str:
         return "(no worker)"
 
 
-KEPT_SPOOLS = 3  # a worker keeps the stderr logs of this many fetched chunks, for what kept bots write later
+KEPT_SPOOLS = 3  # a worker keeps the stderr logs of this many fetched chunks (and older ones kept bots write to)
 _sent: dict[str, dict[Path, int]] = {}  # by run: stderr logs of fetched chunks, and the bytes sent of each
 _fetched: dict[str, list[Path]] = {}  # by run: fetched chunks' spools kept for their stderr logs, oldest first
+_trimmed: dict[str, set[str]] = {}  # by run: fetched chunks' spools trimmed to the logs kept bots write to
 
 
 def _read_from(path: Path, offset: int, budget: int) -> tuple[bytes, bool]:
@@ -543,10 +554,11 @@ def fetch_spool(run: str, spool: str, cursor: tuple[int, int] = (0, 0), limit: i
     bytes of its spool's files from ``cursor`` (file index, offset) on, as
     ``(spool/path, offset, bytes)`` pieces, and the cursor to go on from (None:
     all sent).  Once all is sent, the chunk's records are removed and its stderr
-    logs kept (for the last ``KEPT_SPOOLS`` chunks): a long-lived bot writes its
-    stderr between games to its last game's log, and what it wrote since an
-    earlier fetch comes back (as pieces at the offset sent so far) with the
-    next.  An ``error`` if the spool is not here (another worker process)."""
+    logs kept (for the last ``KEPT_SPOOLS`` chunks, and after that those a live
+    process writes to): a long-lived bot writes its stderr between games to its
+    last game's log, and what it wrote since an earlier fetch comes back (as
+    pieces at the offset sent so far, a log begun since at 0) with the next.
+    An ``error`` if the spool is not here (another worker process)."""
     with _runs_lock:
         loop = _runs.get(run)
     if loop is None:
@@ -574,6 +586,11 @@ def fetch_spool(run: str, spool: str, cursor: tuple[int, int] = (0, 0), limit: i
             index, offset = index + 1, 0
     if index < len(names):
         return {"pieces": pieces, "cursor": (index, offset)}
+    fetched = _fetched.setdefault(run, [])
+    done_chunks = {f.name for f in fetched} | _trimmed.setdefault(run, set())
+    for path in (loop.root / "spool").glob("*/*/stderr/*"):  # a log a kept bot began after its fetch
+        if path not in sent and path.parts[-4] in done_chunks:
+            sent[path] = 0
     for path, done in list(sent.items()):  # what kept bots wrote since: to their last game's log
         if budget <= 0:
             break
@@ -591,14 +608,42 @@ def fetch_spool(run: str, spool: str, cursor: tuple[int, int] = (0, 0), limit: i
         return {"pieces": pieces, "cursor": None}
     for record in folder.glob("*/record.jsonl"):
         record.unlink(missing_ok=True)
-    kept = _fetched.setdefault(run, [])
-    kept.append(folder)
+    fetched.append(folder)
+    if len(fetched) > KEPT_SPOOLS:
+        _trim_spools(loop, fetched, sent, _trimmed[run])
+    return {"pieces": pieces, "cursor": None}
+
+
+def _trim_spools(loop: Any, kept: list[Path], sent: dict[Path, int], trimmed: set[str]) -> None:
+    """Remove the spools of all but the last ``KEPT_SPOOLS`` fetched chunks, except the
+    stderr logs a live process of the run writes to now (however many chunks ago its last
+    game was: what it prints while idle goes with a later fetch, not lost), and remove
+    those logs too once no process writes to them and all of each was sent."""
+    live = loop.stderr_paths()
+    emptied: set[Path] = set()
     while len(kept) > KEPT_SPOOLS:
         old = kept.pop(0)
-        for path in [p for p in sent if old in p.parents]:
-            sent.pop(path)
-        shutil.rmtree(old, ignore_errors=True)
-    return {"pieces": pieces, "cursor": None}
+        trimmed.add(old.name)
+        for path in [p for p in old.rglob("*") if p.is_file() and p not in live]:
+            sent.pop(path, None)
+            path.unlink(missing_ok=True)
+        emptied.add(old)
+    recent = tuple(kept)
+    for path, done in list(sent.items()):
+        if path in live or any(folder in path.parents for folder in recent):
+            continue
+        with suppress(OSError):
+            if path.stat().st_size > done:
+                continue  # what it wrote last goes with the next fetch
+        sent.pop(path)
+        path.unlink(missing_ok=True)
+        emptied.add(next(f for f in path.parents if f.parent.name == "spool"))
+    holding = {folder for path in live for folder in path.parents}  # (a log not made yet: its folder stays)
+    for old in emptied:  # folders of trimmed chunks, the deepest first, if nothing is left in them
+        for folder in sorted((d for d in old.rglob("*") if d.is_dir()), key=lambda d: -len(d.parts)) + [old]:
+            if folder not in holding:
+                with suppress(OSError):
+                    folder.rmdir()
 
 
 def _end_run_here(run: str) -> int:
@@ -607,6 +652,7 @@ def _end_run_here(run: str) -> int:
         loop = _runs.pop(run, None)
         _sent.pop(run, None)
         _fetched.pop(run, None)
+        _trimmed.pop(run, None)
     return loop.close() if loop is not None else 0
 
 

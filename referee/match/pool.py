@@ -384,6 +384,12 @@ class ProcessPool:
         lease.name = name
         return lease
 
+    def stderr_paths(self) -> set[Path]:
+        """The stderr logs the pool's processes write to now (idle, serving tables, or being
+        closed): a kept process writes what it prints between games to its last game's log."""
+        return {live.proc.stderr_path for live in (*self._idle, *self._hosts, *self._closing)
+                if live.proc.stderr_path is not None}
+
     @property
     def live(self) -> int:
         """Processes the pool holds (idle, serving tables, or being closed)."""
