@@ -11,7 +11,8 @@ the reward a seat has received since its bid — its team's deal score
 that bid.  After ``--seconds`` the table
 goes to ``--out`` (default ``runs/bidding_policy.json`` beside this file) and,
 unless ``--no-tournament``, ``referee run tournament.toml`` plays the
-learned bot against the heuristic bot and the untrained one.
+learned bot against the heuristic bot and the untrained one.  The tournament
+plays the default table (``--out`` elsewhere needs ``--no-tournament``).
 
 A trainer, not a bot: it imports ``referee.env`` (the bots beside it use
 ``protocol`` only, tests/test_layering.py).
@@ -33,6 +34,9 @@ sys.path.insert(0, str(HERE))
 from bidding import CARD0, BiddingPolicy, features, field  # noqa: E402  (beside this file)
 
 from referee.env import aec_env  # noqa: E402
+
+#: The table the tournament's learned entrant plays (its command in tournament.toml).
+DEFAULT_OUT = HERE / "runs" / "bidding_policy.json"
 
 
 def deal_of(obs: np.ndarray) -> tuple[int, int]:
@@ -78,10 +82,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="training time (default 60)")
     parser.add_argument("--seed", type=int, default=1, help="first game seed of the self-play")
-    parser.add_argument("--out", type=Path, default=HERE / "runs" / "bidding_policy.json",
-                        help="where the table goes (default runs/bidding_policy.json beside this file)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="where the table goes (default runs/bidding_policy.json beside this file, "
+                             "the one the tournament plays; another needs --no-tournament)")
     parser.add_argument("--no-tournament", action="store_true", help="train only")
     args = parser.parse_args()
+    if not args.no_tournament and args.out.resolve() != DEFAULT_OUT:
+        parser.error(f"the tournament plays {DEFAULT_OUT}, not --out {args.out}: add --no-tournament")
     policy, stats = train(args.seconds, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     policy.save(args.out, **stats)

@@ -43,3 +43,13 @@ def test_train_writes_a_table_the_bot_plays_with_in_the_sandbox(tmp_path):
     assert rec.header.sandbox == "bwrap"
     assert rec.result is not None and rec.result.outcome.status in ("win", "draw")
     assert rec.result.names[0] == "learned-bidding"
+
+
+def test_train_refuses_out_elsewhere_with_the_tournament_before_training(tmp_path):
+    # The tournament's learned entrant plays runs/bidding_policy.json: a table written
+    # elsewhere would leave it playing an older table (or none) under the name "learned".
+    done = subprocess.run([sys.executable, str(EXAMPLE / "train.py"), "--out", str(tmp_path / "p.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "add --no-tournament" in done.stderr, done.stderr
+    assert "trained" not in done.stdout and not (tmp_path / "p.json").exists()
+
