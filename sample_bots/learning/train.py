@@ -12,7 +12,9 @@ that bid.  After ``--seconds`` the table
 goes to ``--out`` (default ``runs/bidding_policy.json`` beside this file) and,
 unless ``--no-tournament``, ``referee run tournament.toml`` plays the
 learned bot against the heuristic bot and the untrained one.  The tournament
-plays the default table (``--out`` elsewhere needs ``--no-tournament``).
+plays the default table (``--out`` elsewhere needs ``--no-tournament``), and
+anew each time: a tournament an earlier run left in its output directory was
+played with a table this run has replaced, so it is removed, not resumed.
 
 A trainer, not a bot: it imports ``referee.env`` (the bots beside it use
 ``protocol`` only, tests/test_layering.py).
@@ -21,9 +23,11 @@ A trainer, not a bot: it imports ``referee.env`` (the bots beside it use
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +39,7 @@ from bidding import CARD0, BiddingPolicy, features, field  # noqa: E402  (beside
 
 from referee.env import aec_env  # noqa: E402
 
+TOURNAMENT = HERE / "tournament.toml"
 #: The table the tournament's learned entrant plays (its command in tournament.toml).
 DEFAULT_OUT = HERE / "runs" / "bidding_policy.json"
 
@@ -78,6 +83,12 @@ def train(seconds: float, seed: int = 1) -> tuple[BiddingPolicy, dict[str, float
     return policy, {"games": games, "scored_bids": deals, "agent_steps": steps, "seconds": round(elapsed, 1)}
 
 
+def tournament_output() -> Path:
+    """The tournament's output directory (``output`` in tournament.toml, relative to it)."""
+    output = tomllib.loads(TOURNAMENT.read_text(encoding="utf-8"))["output"]
+    return (TOURNAMENT.parent / output).resolve()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="training time (default 60)")
@@ -87,8 +98,12 @@ def main() -> int:
                              "the one the tournament plays; another needs --no-tournament)")
     parser.add_argument("--no-tournament", action="store_true", help="train only")
     args = parser.parse_args()
-    if not args.no_tournament and args.out.resolve() != DEFAULT_OUT:
-        parser.error(f"the tournament plays {DEFAULT_OUT}, not --out {args.out}: add --no-tournament")
+    stale = tournament_output()
+    if not args.no_tournament:
+        if args.out.resolve() != DEFAULT_OUT:
+            parser.error(f"the tournament plays {DEFAULT_OUT}, not --out {args.out}: add --no-tournament")
+        if stale.exists() and not stale.is_relative_to(HERE / "runs"):  # an edited tournament.toml
+            parser.error(f"{stale} holds an earlier tournament: delete it to play anew")
     policy, stats = train(args.seconds, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     policy.save(args.out, **stats)
@@ -97,9 +112,12 @@ def main() -> int:
           f"{stats['scored_bids']:,} scored bids; {len(policy.table)} hand keys, {cells} cells -> {args.out}")
     if args.no_tournament:
         return 0
+    if stale.exists():  # played with the table this run replaced: resuming it would report that table
+        shutil.rmtree(stale)  # (inside runs/, checked above)
+        print(f"removed the earlier tournament in {stale} (it played the table this run replaced)")
     referee = Path(sys.executable).with_name("referee")
     command = [str(referee) if referee.exists() else sys.executable, *([] if referee.exists() else
-               ["-m", "referee"]), "run", str(HERE / "tournament.toml")]
+               ["-m", "referee"]), "run", str(TOURNAMENT)]
     print("$", " ".join(command), flush=True)
     return subprocess.run(command, check=False).returncode
 

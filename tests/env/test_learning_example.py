@@ -53,3 +53,13 @@ def test_train_refuses_out_elsewhere_with_the_tournament_before_training(tmp_pat
     assert done.returncode == 2 and "add --no-tournament" in done.stderr, done.stderr
     assert "trained" not in done.stdout and not (tmp_path / "p.json").exists()
 
+
+def test_train_plays_its_tournament_anew_in_the_examples_runs_directory():
+    # A tournament resumed after retraining would report games of the replaced table; train.py
+    # removes the earlier one, and only ever inside the example's runs/ directory.  (In a
+    # subprocess: importing train.py puts its directory on sys.path.)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import train; "
+            "print(train.tournament_output()); print(train.DEFAULT_OUT)")
+    done = subprocess.run([sys.executable, "-c", code, str(EXAMPLE)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(EXAMPLE / "runs" / "learning"), str(EXAMPLE / "runs" / "bidding_policy.json")]
