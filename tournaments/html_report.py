@@ -205,6 +205,21 @@ class ReplayPages:
     failed_write: str | None = None  # the first page that could not be written (then no more are tried)
 
 
+def _in_records_folder(output: Path, page: Path) -> bool:
+    """Whether ``page`` is a file directly in ``output``'s own ``records`` folder, a real folder
+    (not a link): a page is never written through a link (``records -> /etc``) or to a path a
+    results line names out of the folder (``../other/records/000000.jsonl``).  ``output`` itself
+    may be a link: the user named it."""
+    import stat
+
+    records = output / "records"
+    try:
+        is_folder = stat.S_ISDIR(os.lstat(records).st_mode)
+    except OSError:
+        return False
+    return is_folder and page.parent == records and page.name not in ("", ".", "..")
+
+
 def write_replay_pages(output: Path, results: Sequence[GameResult]) -> ReplayPages:
     """Each game's replay page beside its record, made where missing or older than the record."""
     from referee.games import GAMES
@@ -217,6 +232,9 @@ def write_replay_pages(output: Path, results: Sequence[GameResult]) -> ReplayPag
         record, page = record_path(output, r), replay_path(output, r)
         if done.failed_write is not None:
             done.not_made += 1
+            continue
+        if not _in_records_folder(output, page):
+            done.without[r.game_id] = "its page would be written out of the output folder (a link or a path out of it)"
             continue
         try:
             record_mtime = record.stat().st_mtime_ns

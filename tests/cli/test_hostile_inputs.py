@@ -287,3 +287,18 @@ def test_a_resume_does_not_write_through_a_link_out_of_the_folder(finished, tmp_
     assert sorted(p.name for p in victim.iterdir()) == before, "a write left the output folder"
     assert (victim / "precious").read_text() == "keep me\n"
     assert_one_line(res, str(target), "is a symbolic link")
+
+
+def test_report_does_not_write_replay_pages_through_a_link_out_of_the_folder(finished, tmp_path):
+    """``referee report`` writes each game's replay page beside its record: with ``records`` a
+    link to a folder elsewhere (holding the genuine records), no page may be written there."""
+    folder = copy_of(finished, tmp_path)
+    victim = tmp_path / "victim"
+    shutil.copytree(folder / "out" / "records", victim)
+    shutil.rmtree(folder / "out" / "records")
+    (folder / "out" / "records").symlink_to(victim)
+    before = sorted(p.name for p in victim.iterdir())
+    res = referee("report", folder / "out", "--html", tmp_path / "r.html")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert sorted(p.name for p in victim.iterdir()) == before, "a replay page was written out of the folder"
+    assert "written out of the output folder" in (tmp_path / "r.html").read_text()
