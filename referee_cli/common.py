@@ -110,8 +110,14 @@ def print_score_table(console: Console, game: str, entries: Sequence[Entry], tit
         return
     width = None if wide else fit_width(console)
     tables = grid.fit(width)
+    legend = grid.caption
+    if len(tables) > 1 and legend:  # the legend's columns may be in any part: one line under them all
+        grid.caption = None
+        tables = grid.fit(width)
     print_tables(console, tables)
     if len(tables) > 1:
+        if legend:
+            console.print(legend, markup=False, soft_wrap=False)  # wrapped between words
         console.print(f"(score table split to fit {width} columns: --wide shows it whole)", markup=False,
                       soft_wrap=False)
 

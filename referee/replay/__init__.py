@@ -26,7 +26,8 @@ RENDERERS: dict[str, Renderer] = {
 
 def entries_for_seat(entries: Sequence[Entry], seat: int) -> list[Entry]:
     """Only what ``seat`` could know: public events, its own private events, its own
-    decisions, and faults (another seat's without its stderr lines)."""
+    decisions, and faults (another seat's without its stderr lines, its legal list and its
+    output: the legal list names cards of its hand, as the HTML replay's seat view hides them)."""
     out: list[Entry] = []
     for e in entries:
         if isinstance(e, EventLine):
@@ -36,7 +37,8 @@ def entries_for_seat(entries: Sequence[Entry], seat: int) -> list[Entry]:
             if e.seat == seat:
                 out.append(e)
         elif isinstance(e, FaultLine):
-            out.append(e if e.seat == seat else e.model_copy(update={"stderr_tail": []}))
+            out.append(e if e.seat == seat else e.model_copy(
+                update={"stderr_tail": [], "legal": None, "output": None, "output_bytes": None}))
     return out
 
 

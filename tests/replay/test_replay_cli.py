@@ -88,3 +88,19 @@ def test_a_record_of_rules_version_1_is_refused_with_one_line_naming_the_version
     res = referee("replay", old, "--verify")
     assert res.returncode == 1 and "DIVERGENCE: record uses rules version '1', this referee has '2'" in res.stdout
     assert referee("replay", records["back-alley"]).returncode == 0
+
+
+def test_another_seats_fault_hides_its_legal_list_output_and_stderr():
+    """``--seat S`` shows another seat's fault by its reason only: its legal list names cards of
+    its hand, and its output and stderr are its own (as in the HTML replay's seat view)."""
+    from referee.match.record import FaultLine
+    from referee.replay import entries_for_seat
+
+    fault = FaultLine(seat=2, reason="illegal_action", message="'pass' is not among the 2 legal actions",
+                      stderr_tail=["secret"], request=9, legal=["KH", "5H"], output='{"action": "pass"}',
+                      output_bytes=18, deal=1)
+    (own,) = entries_for_seat([fault], 2)
+    (other,) = entries_for_seat([fault], 1)
+    assert own == fault
+    assert (other.legal, other.output, other.output_bytes, other.stderr_tail) == (None, None, None, [])
+    assert (other.reason, other.message, other.request, other.deal) == (fault.reason, fault.message, 9, 1)
