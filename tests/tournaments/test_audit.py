@@ -144,6 +144,7 @@ def test_a_resume_reports_a_deleted_line_plays_its_game_again_and_the_gap_stays_
     res = referee("run", EXAMPLE, "--output", copy, "-n", "1", "-q")
     assert res.returncode == 0, res.stderr
     assert f"1 authentic line deleted (sequence numbers {gone['seq']} missing)" in res.stderr, res.stderr
+    assert "results_lines_deleted" not in res.stderr, "said once, not again as a log warning"
     after = parse_results((copy / "results.jsonl").read_bytes(), secret=folder_secret(copy))
     assert not after.rejected and gone["game_id"] in after.results
     assert after.lines[-1].result.seq == 7, "the numbering continues after the highest number"
