@@ -10,7 +10,9 @@ are what to compare).
     --nthreads 1`` processes on this machine, real games (Back Alley, two
     ``random_bot.py 7``: long-lived bots, so a game is short): ``--batch 2`` (one
     unit: two games per task, the one-game-per-task baseline's order of cost) against
-    the default batch (sized from the game time).  The scheduler's idle CPU (heartbeats,
+    the default batch (sized from the game time), both with Dask's default settings,
+    and the default batch with the scheduler and workers started as docs/distributed.md
+    says, with ``tournaments.config.DASK_QUIET`` (less monitoring).  The scheduler's idle CPU (heartbeats,
     no run) is measured for a few seconds before, per second: it is a floor no batch
     size removes, and it is shown apart ("idle share").
 
@@ -130,9 +132,14 @@ def task_cost(address: str, pid: int, tasks: int = 400) -> float:
 
 def part_a(games: int) -> dict:
     out = {}
-    for label, batch in (("batch 2 (one unit)", 2), ("default batch", None)):
+    from tournaments.config import DASK_QUIET, dask_env_name
+
+    default = {k: v for k, v in os.environ.items() if k not in {dask_env_name(q) for q in DASK_QUIET}}
+    quiet = {**default, **{dask_env_name(k): v for k, v in DASK_QUIET.items()}}
+    for label, batch, env in (("batch 2 (one unit)", 2, default), ("default batch", None, default),
+                              ("default batch, quiet settings", None, quiet)):
         with tempfile.TemporaryDirectory(prefix="dask-scale-") as tmp:
-            address, procs = _external_cluster(Path(tmp))
+            address, procs = _external_cluster(Path(tmp), env)
             try:
                 idle = _idle_rate(procs[0].pid)
                 per_task = task_cost(address, procs[0].pid)
@@ -258,15 +265,19 @@ def main() -> None:
     game_s = args.game_s
     if "a" in report:
         print(f"\n(a) external scheduler, 2 workers, {args.games} real games (long-lived random bots)")
-        print(f"{'':<20} {'sched ms/game':>13} {'idle share':>10} {'above idle':>10} {'coord ms/game':>13} "
-              f"{'games/min':>9}")
+        print(f"{'':<30} {'sched ms/game':>13} {'idle share':>10} {'above idle':>10} {'coord ms/game':>13} "
+              f"{'games/min':>9} {'idle ms/s':>9}")
         for label, x in report["a"].items():
-            print(f"{label:<20} {x['scheduler_cpu_ms_per_game']:13.2f} {x['idle_ms_per_game']:10.2f} "
+            print(f"{label:<30} {x['scheduler_cpu_ms_per_game']:13.2f} {x['idle_ms_per_game']:10.2f} "
                   f"{x['scheduler_cpu_ms_per_game'] - x['idle_ms_per_game']:10.2f} "
-                  f"{x['coordinator_cpu_ms_per_game']:13.2f} {x['games_per_min']:9.1f}")
+                  f"{x['coordinator_cpu_ms_per_game']:13.2f} {x['games_per_min']:9.1f} "
+                  f"{x['idle_cpu_ms_per_s']:9.1f}")
         base, dflt = report["a"]["batch 2 (one unit)"], report["a"]["default batch"]
+        quiet = report["a"]["default batch, quiet settings"]
         ratio = dflt["scheduler_cpu_ms_per_game"] / base["scheduler_cpu_ms_per_game"]
-        print(f"default / one unit, scheduler CPU per game: {ratio:.2f}x")
+        q_ratio = quiet["scheduler_cpu_ms_per_game"] / base["scheduler_cpu_ms_per_game"]
+        print(f"default / one unit, scheduler CPU per game: {ratio:.2f}x; with the quiet settings "
+              f"(tournaments.config.DASK_QUIET): {q_ratio:.2f}x (target: <= 1 ms per game at the default batch)")
         game_s = game_s or dflt["game_s"]
         print(f"median game time: {dflt['game_s']:.3f} s; the idle scheduler burns "
               f"{dflt['idle_cpu_ms_per_s']:.1f} ms CPU per second; a trivial task costs it "

@@ -84,7 +84,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _external_cluster(logs: Path) -> tuple[str, list[subprocess.Popen]]:
+def _external_cluster(logs: Path, env: dict[str, str] | None = None) -> tuple[str, list[subprocess.Popen]]:
+    """A ``dask scheduler`` and two ``dask worker --nthreads 1`` on 127.0.0.1 (``env``: their
+    environment, default this process's)."""
     import distributed
 
     address = f"tcp://127.0.0.1:{_free_port()}"
@@ -94,9 +96,10 @@ def _external_cluster(logs: Path) -> tuple[str, list[subprocess.Popen]]:
             sys.executable, "-m"]
     procs = [subprocess.Popen([*tied, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
                                address.rsplit(":", 1)[1], "--no-dashboard"], stdout=log, stderr=log,
-                              start_new_session=True)]
+                              start_new_session=True, env=env)]
     procs += [subprocess.Popen([*tied, "distributed.cli.dask_worker", address, "--nthreads", "1", "--host",
-                                "127.0.0.1", "--no-dashboard"], stdout=log, stderr=log, start_new_session=True)
+                                "127.0.0.1", "--no-dashboard"], stdout=log, stderr=log, start_new_session=True,
+                               env=env)
               for _ in range(2)]
     with distributed.Client(address, timeout=60) as c:
         c.wait_for_workers(2, timeout=120)

@@ -85,6 +85,9 @@ def register(app: typer.Typer) -> None:
             return
         if quiet:  # Dask's logging config from the environment (dask.config): warnings and errors only
             os.environ["DASK_LOGGING__DISTRIBUTED"] = "warning"
+        from tournaments.config import dask_quiet_env
+
+        os.environ.update(dask_quiet_env())  # less monitoring: CPU for the games (DASK_QUIET)
         argv = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nthreads", "1",
                 "--nworkers", str(nworkers), *ctx.args]
         sys.stderr.flush()

@@ -249,6 +249,29 @@ class TournamentConfig(_Model):
         return value
 
 
+#: Dask settings for the processes of a run's cluster. Both are monitoring, nothing a run needs,
+#: and by default they wake a scheduler about 50 times a second: measured, an idle scheduler with
+#: two workers burns 19 ms of CPU per second by default and 4 ms with these (docs/distributed.md,
+#: "Overhead").  The event loop's health check every second, not every 20 ms; the system monitor
+#: (CPU and memory figures for the dashboard) every 5 s, not every 0.5 s.  ``local:N`` clusters and
+#: ``referee worker`` use them unless the environment sets them; the docs start ``dask scheduler``
+#: with them (``dask_quiet_env``).
+DASK_QUIET = {
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+}
+
+
+def dask_env_name(key: str) -> str:
+    """The environment variable ``dask.config`` reads for ``key``."""
+    return "DASK_" + key.upper().replace(".", "__").replace("-", "_")
+
+
+def dask_quiet_env() -> dict[str, str]:
+    """``DASK_QUIET`` as environment variables, except those the environment sets already."""
+    return {dask_env_name(k): v for k, v in DASK_QUIET.items() if dask_env_name(k) not in os.environ}
+
+
 #: ``jobs`` of a Dask run that does not set it: as many as the cluster can play (``dask_executor``).
 CLUSTER_JOBS = 0
 

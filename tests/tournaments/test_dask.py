@@ -21,10 +21,11 @@ import trio
 
 pytest.importorskip("distributed")
 
+import dask.config  # noqa: E402
 import distributed  # noqa: E402
 
 from tournaments import dask_executor  # noqa: E402
-from tournaments.config import parse, resolve  # noqa: E402
+from tournaments.config import DASK_QUIET, parse, resolve  # noqa: E402
 from tournaments.dask_executor import (  # noqa: E402
     VERSIONS_KEY,
     check_setup,
@@ -209,6 +210,7 @@ def test_referee_worker_refuses_other_versions_and_joins_with_the_same(cluster):
 
     with cluster.client() as c:
         c.set_metadata(VERSIONS_KEY, local_versions())
+        before = set(c.nthreads())
     joined = subprocess.Popen([sys.executable, "-m", "referee", "worker", cluster.address, "--nworkers", "1",
                                "--no-dashboard", "--host", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, start_new_session=True)
@@ -216,6 +218,9 @@ def test_referee_worker_refuses_other_versions_and_joins_with_the_same(cluster):
         cluster.wait_for_workers(3)
         with cluster.client() as c:
             assert sorted(c.nthreads().values()) == [1, 1, 1]  # one game at a time per worker
+            new = [w for w in c.nthreads() if w not in before]
+            # ... and less monitoring than Dask's default (tournaments.config.DASK_QUIET)
+            assert c.run(lambda: {k: dask.config.get(k) for k in DASK_QUIET}, workers=new) == {new[0]: DASK_QUIET}
     finally:
         os.killpg(joined.pid, signal.SIGKILL)
         joined.wait()
