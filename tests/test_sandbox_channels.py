@@ -54,8 +54,8 @@ def _alone():
         yield
 
 
-def talk(channel: str) -> BotSpec:
-    return BotSpec(name="talk", command=(sys.executable, str(TALK), "--channel", channel))
+def talk(channel: str, probes: int = 4) -> BotSpec:
+    return BotSpec(name="talk", command=(sys.executable, str(TALK), "--channel", channel, "--probes", str(probes)))
 
 
 def rand(seed: int) -> BotSpec:
@@ -152,13 +152,19 @@ async def test_either_wall_alone_holds(channel, wall, tmp_path, monkeypatch):
 @pytest.mark.parametrize("mode", ["unsandboxed", "sandboxed"])
 async def test_across_the_seatings_of_a_duplicate_deal(mode, tmp_path, monkeypatch):
     """One entrant's processes in both seatings of one deal, played at the same time: in the
-    second seating the entrant holds the cards its opponents hold in the first."""
+    second seating the entrant holds the cards its opponents hold in the first.  One talker
+    probes (seat 0 of the first seating), on its first 60 requests rather than 4: the two games
+    start together, but on a loaded machine the second seating's bots can say ready after the
+    first seating's talker made its fourth request (seen once in a full parallel run: nothing
+    to learn yet).  The others only mark their hands: a probe takes an exclusive lock for a
+    moment, which a second prober would read as a card held."""
     limits = use_sandbox(monkeypatch, mode)
     first, second = tmp_path / "first", tmp_path / "second"
+    prober, marker = talk("flock", probes=60), talk("flock", probes=0)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(lambda: run_match("back-alley", {}, [talk("flock"), rand(1), talk("flock"), rand(3)],
+        nursery.start_soon(lambda: run_match("back-alley", {}, [prober, rand(1), marker, rand(3)],
                                              seed=SEED, limits=limits, stderr_dir=first))
-        nursery.start_soon(lambda: run_match("back-alley", {}, [rand(0), talk("flock"), rand(2), talk("flock")],
+        nursery.start_soon(lambda: run_match("back-alley", {}, [rand(0), marker, rand(2), marker],
                                              seed=SEED, limits=limits, stderr_dir=second))
     a0, a2 = said(first, 0), said(first, 2)
     b1, b3 = said(second, 1), said(second, 3)
@@ -168,7 +174,7 @@ async def test_across_the_seatings_of_a_duplicate_deal(mode, tmp_path, monkeypat
         assert opponents_learnt, "the first seating did not learn its opponents' hands from the second"
     else:
         assert not opponents_learnt
-        assert all(x["seen"] == {} for x in (a0, a2, b1, b3))
+        assert a0["seen"] == {}
 
 
 # -- the filter itself ---------------------------------------------------------------------
