@@ -267,9 +267,14 @@ def dask_env_name(key: str) -> str:
     return "DASK_" + key.upper().replace(".", "__").replace("-", "_")
 
 
+def dask_quiet() -> dict[str, str]:
+    """``DASK_QUIET`` less the settings the environment gives already (they stand)."""
+    return {k: v for k, v in DASK_QUIET.items() if dask_env_name(k) not in os.environ}
+
+
 def dask_quiet_env() -> dict[str, str]:
-    """``DASK_QUIET`` as environment variables, except those the environment sets already."""
-    return {dask_env_name(k): v for k, v in DASK_QUIET.items() if dask_env_name(k) not in os.environ}
+    """``dask_quiet()`` as environment variables, for a ``dask`` process to read."""
+    return {dask_env_name(k): v for k, v in dask_quiet().items()}
 
 
 #: ``jobs`` of a Dask run that does not set it: as many as the cluster can play (``dask_executor``).

@@ -67,7 +67,7 @@ from referee.match.pool import ProcessPool
 from referee.match.types import MatchResult
 
 from .chunks import IN_FLIGHT_PER_THREAD, Chunk, ChunkPlanner, audited
-from .config import CLUSTER_JOBS, DASK_QUIET, Tournament, dask_env_name
+from .config import CLUSTER_JOBS, Tournament, dask_quiet
 from .executors import Executor, ExecutorError, ExecutorSetupError, Job, Reply
 
 log = structlog.get_logger("referee.dask")
@@ -1060,9 +1060,8 @@ def dask_setup(worker: object) -> None:
 def _local_cluster(workers: int) -> distributed.LocalCluster:
     # Worker processes are started by spawn (distributed.worker.multiprocessing-method's
     # default, made sure of here): forking a process that runs a Trio loop would copy that loop.
-    # The monitoring settings that cut an idle scheduler's CPU (DASK_QUIET), unless the environment sets them.
-    quiet = {k: v for k, v in DASK_QUIET.items() if dask_env_name(k) not in os.environ}
-    with dask.config.set({"distributed.worker.multiprocessing-method": "spawn", **quiet}):
+    # Less monitoring (DASK_QUIET): it cuts an idle scheduler's CPU.
+    with dask.config.set({"distributed.worker.multiprocessing-method": "spawn", **dask_quiet()}):
         return distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", scheduler_port=0,
             dashboard_address=":0", silence_logs=logging.ERROR, preload=[__name__])

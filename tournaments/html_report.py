@@ -205,19 +205,14 @@ class ReplayPages:
     failed_write: str | None = None  # the first page that could not be written (then no more are tried)
 
 
-def _in_records_folder(output: Path, page: Path) -> bool:
-    """Whether ``page`` is a file directly in ``output``'s own ``records`` folder, a real folder
-    (not a link): a page is never written through a link (``records -> /etc``) or to a path a
-    results line names out of the folder (``../other/records/000000.jsonl``).  ``output`` itself
-    may be a link: the user named it."""
+def _real_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder itself, not a link to one (``records -> /etc``)."""
     import stat
 
-    records = output / "records"
     try:
-        is_folder = stat.S_ISDIR(os.lstat(records).st_mode)
+        return stat.S_ISDIR(os.lstat(path).st_mode)
     except OSError:
         return False
-    return is_folder and page.parent == records and page.name not in ("", ".", "..")
 
 
 def write_replay_pages(output: Path, results: Sequence[GameResult]) -> ReplayPages:
@@ -228,12 +223,17 @@ def write_replay_pages(output: Path, results: Sequence[GameResult]) -> ReplayPag
     from referee.replay.html import RecordDiverged, render_html
 
     done = ReplayPages()
+    # A page is written only directly in the output folder's own records folder, a real one: never
+    # through a link, nor where a results line names a record out of the folder (``../x/records/..``).
+    # (``output`` itself may be a link: the user named it.)
+    records = output / "records"
+    records_real = _real_folder(records)
     for r in sorted(results, key=lambda g: g.game_id):
         record, page = record_path(output, r), replay_path(output, r)
         if done.failed_write is not None:
             done.not_made += 1
             continue
-        if not _in_records_folder(output, page):
+        if not (records_real and page.parent == records and page.name not in ("", ".", "..")):
             done.without[r.game_id] = "its page would be written out of the output folder (a link or a path out of it)"
             continue
         try:

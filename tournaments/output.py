@@ -161,7 +161,7 @@ def open_output(t: Tournament) -> OpenedOutput:
     problems = []
     if not sequence.ok:
         log.info("results_lines_deleted", path=str(out.results_path), lost=sequence.lost,  # (the line below says it)
-                    missing=list(sequence.missing[:100]))
+                 missing=list(sequence.missing[:100]))
         problems.append(f"{out.results_path}: {sequence.describe()}; their games will be played again "
                         f"(the gap stays in the file: every resume and report names it)")
     for line, problem in rejected:
