@@ -125,6 +125,15 @@ def live_marked(token: str) -> list[psutil.Process]:
     return out
 
 
+def command_line(p: psutil.Process) -> str:
+    """A process's command line, or "" once it has ended: a process listed a moment
+    ago may be gone (a game's bots leave when it ends), and asking then raises."""
+    try:
+        return " ".join(p.cmdline())
+    except psutil.Error:
+        return ""
+
+
 def alive(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
@@ -132,11 +141,21 @@ def alive(pid: int) -> bool:
         return False
 
 
+def _still_alive(pids: tuple[int, ...]) -> list[psutil.Process]:
+    out = []
+    for pid in pids:
+        try:
+            out.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:  # ended between the listing and the look
+            continue
+    return out
+
+
 def assert_no_survivors(token: str, pids: tuple[int, ...] = (), within_s: float = 2.0) -> None:
     """SIGKILL is asynchronous: give the kernel a moment, then insist."""
     deadline = time.monotonic() + within_s
     while True:
-        left = live_marked(token) + [psutil.Process(p) for p in pids if alive(p)]
+        left = live_marked(token) + _still_alive(tuple(p for p in pids if alive(p)))
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.05)

@@ -15,7 +15,7 @@ import pytest
 
 from tournaments.results import parse_results
 
-from ..match.hostile import count_lines, kill_when
+from ..match.hostile import alive, count_lines, kill_when
 from .helpers import SECRET, folder_secret, result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -263,14 +263,6 @@ def descendants(pid: int) -> set[int]:
             out.add(child)
             todo.append(child)
     return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 @pytest.mark.parametrize(("signum", "group"), [(signal.SIGTERM, False), (signal.SIGTERM, True),

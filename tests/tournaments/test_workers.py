@@ -19,7 +19,7 @@ from tournaments.config import parse, resolve
 from tournaments.runner import TournamentError, run_tournament
 from tournaments.workers import WorkerError, can_pin, open_worker_pool
 
-from ..match.hostile import assert_no_survivors, live_marked, marked_processes
+from ..match.hostile import assert_no_survivors, command_line, live_marked, marked_processes
 from .helpers import SECRET, result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ async def test_a_dead_worker_stops_the_tournament_and_leaves_no_process(tmp_path
     with marked_processes(monkeypatch) as token:
         async def kill_the_worker_once_bots_run() -> None:
             while True:
-                workers = [p for p in live_marked(token) if "tournaments.workers" in " ".join(p.cmdline())]
+                workers = [p for p in live_marked(token) if "tournaments.workers" in command_line(p)]
                 if workers and len(live_marked(token)) >= 5:
                     os.kill(workers[0].pid, signal.SIGKILL)
                     return
