@@ -93,13 +93,14 @@ def test_a_worker_killed_mid_chunk_costs_no_game_and_counts_none_twice(local_run
         c.add_worker()
         c.add_worker()
         c.wait_for_workers(2)
-        before = set(spooled_records())
+        with c.client() as client:  # this cluster's worker processes: the temporary folder holds
+            mine = set(client.run(os.getpid).values())  # other test processes' Dask runs too
 
         def kill_a_worker_mid_chunk() -> None:
             deadline = time.monotonic() + 180
             while time.monotonic() < deadline:
                 # A worker with a game of its chunk done and the chunk's next game under way.
-                busy = [pid for pid, n in spooled_records().items() if pid not in before and n >= 1]
+                busy = [pid for pid, n in spooled_records().items() if pid in mine and n >= 1]
                 if busy:
                     os.killpg(os.getpgid(busy[0]), signal.SIGKILL)  # its nanny too: the machine is gone
                     killed.append(busy[0])
