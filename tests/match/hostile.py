@@ -134,28 +134,24 @@ def command_line(p: psutil.Process) -> str:
         return ""
 
 
-def alive(pid: int) -> bool:
+def _if_alive(pid: int) -> psutil.Process | None:
+    """The process, unless it has ended (or is a zombie) by the time we look."""
     try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        p = psutil.Process(pid)
+        return p if p.status() != psutil.STATUS_ZOMBIE else None
     except psutil.NoSuchProcess:
-        return False
+        return None
 
 
-def _still_alive(pids: tuple[int, ...]) -> list[psutil.Process]:
-    out = []
-    for pid in pids:
-        try:
-            out.append(psutil.Process(pid))
-        except psutil.NoSuchProcess:  # ended between the listing and the look
-            continue
-    return out
+def alive(pid: int) -> bool:
+    return _if_alive(pid) is not None
 
 
 def assert_no_survivors(token: str, pids: tuple[int, ...] = (), within_s: float = 2.0) -> None:
     """SIGKILL is asynchronous: give the kernel a moment, then insist."""
     deadline = time.monotonic() + within_s
     while True:
-        left = live_marked(token) + _still_alive(tuple(p for p in pids if alive(p)))
+        left = live_marked(token) + [p for p in map(_if_alive, pids) if p is not None]
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.05)

@@ -115,8 +115,9 @@ async def test_a_dead_worker_stops_the_tournament_and_leaves_no_process(tmp_path
     with marked_processes(monkeypatch) as token:
         async def kill_the_worker_once_bots_run() -> None:
             while True:
-                workers = [p for p in live_marked(token) if "tournaments.workers" in command_line(p)]
-                if workers and len(live_marked(token)) >= 5:
+                marked = live_marked(token)
+                workers = [p for p in marked if "tournaments.workers" in command_line(p)]
+                if workers and len(marked) >= 5:
                     os.kill(workers[0].pid, signal.SIGKILL)
                     return
                 await trio.sleep(0.02)
