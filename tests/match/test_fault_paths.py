@@ -117,11 +117,19 @@ async def test_a_child_in_the_group_and_a_setsid_grandchild_are_both_killed(tmp_
 
 
 async def test_a_fork_bomb_between_its_turns_ends_the_game_at_once(tmp_path, monkeypatch):
+    # The honest seats get time to answer on a loaded machine (with FAST's 0.3 s, seat 0 once
+    # timed out on request 1 while the bomb's processes took the cores): the bomb is caught by
+    # the process cap, not by a clock, so the limit it runs under is not what is tested.
+    limits = Limits(**{**FAST.to_json(), "decision_s": 10.0})
     with marked_processes(monkeypatch) as token, every_log_line() as logs:
-        result = await play_with(misbehaving("fork_bomb", "--now"), 2, tmp_path, FAST)
+        result = await play_with(misbehaving("fork_bomb", "--now"), 2, tmp_path, limits)
         assert_no_survivors(token)
     assert_forfeit(result, 2, FaultReason.PROCESS_LIMIT, tmp_path)
     assert "(cap 32)" in result.fault.message
+    # At once: it forked before its first request, and its first answer is never taken (the
+    # kernel's count of its processes is read with every piece of output).
+    decisions = [e for e in read_record(tmp_path / "game.jsonl").entries if e.record == "decision"]
+    assert not [e for e in decisions if e.seat == 2], decisions
     # The bot's log line says which game and seat it is about.
     (line,) = [e for e in logs if e["event"] == "bot_limit"]
     assert line["game"] == "back-alley" and line["seed"] == 9 and line["seat"] == 2 and line["bot"] == "fork_bomb"
