@@ -13,10 +13,10 @@ EXAMPLE = ROOT / "tournaments" / "examples" / "pegs-and-jokers.toml"
 
 def test_ctrl_c_stops_a_run_in_one_line_and_the_same_command_resumes(tmp_path):
     out = tmp_path / "out"
-    # 20 short games (Pegs and Jokers to 40 turns): interrupted after the first, resumed to the end
-    argv = [REFEREE, "run", EXAMPLE, "--output", out, "--games-per-pairing", "10", "-o", "max_turns=40"]
+    # 8 short games (Pegs and Jokers to 40 turns): interrupted after the first, resumed to the end
+    argv = [REFEREE, "run", EXAMPLE, "--output", out, "--games-per-pairing", "4", "-o", "max_turns=40"]
     with Terminal(argv, cols=80) as term:
-        term.wait_for(lambda t: re.search(r"\b[1-9]\d*/20\b", t.text()) is not None, timeout=120)
+        term.wait_for(lambda t: re.search(r"\b[1-9]\d*/8\b", t.text()) is not None, timeout=120)
         term.interrupt()
         status = term.wait(timeout=60)
     assert status == 130, term.text()
@@ -27,5 +27,5 @@ def test_ctrl_c_stops_a_run_in_one_line_and_the_same_command_resumes(tmp_path):
         status = again.wait()
     assert status == 0, again.text()
     assert "already done" in again.text() or "resum" in again.text().lower(), again.text()
-    assert "Standings (20 games)" in again.text()
+    assert "Standings (8 games)" in again.text()
     assert_seen_whole(again)

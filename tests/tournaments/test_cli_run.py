@@ -161,7 +161,7 @@ def test_an_unusable_output_is_refused_in_one_line(tmp_path):
 KILL_TOML = """\
 game = "back-alley"
 seed = 11
-games_per_pairing = 3
+games_per_pairing = 2
 secret_file = "secret.hex"   # both directories deal the same cards
 [limits]
 decision_s = 20.0      # no timeouts on a busy machine: forfeits would break determinism
@@ -198,7 +198,7 @@ def test_sigkill_and_resume_give_exactly_the_standings_of_an_uninterrupted_run(t
     toml = tmp_path / "t.toml"
     toml.write_text(KILL_TOML.format(python=sys.executable, bot=ROOT / "sample_bots" / "random_bot.py"))
     (tmp_path / "secret.hex").write_text(SECRET.hex())
-    total = 3 * 3 * 2
+    total = 3 * 2 * 2
 
     broken = tmp_path / "broken"
     first = run_until_killed(toml, broken, jobs=2, at_least=2)
@@ -224,9 +224,13 @@ def test_sigkill_and_resume_give_exactly_the_standings_of_an_uninterrupted_run(t
     assert not any(p.name.startswith(".") for p in broken.iterdir()), "no temporary files left behind"
 
 
+#: The example with one deal per pairing: 6 games, enough to stop a run after two and resume it.
+SIX_GAMES = (EXAMPLES / "back-alley.toml", "-n", "1")
+
+
 def test_ctrl_c_stops_with_one_line_keeps_finished_games_and_resumes(tmp_path):
     out = tmp_path / "out"
-    proc = subprocess.Popen(referee_cmd("run", EXAMPLES / "back-alley.toml", "--output", out, "-q"), cwd=ROOT,
+    proc = subprocess.Popen(referee_cmd("run", *SIX_GAMES, "--output", out, "-q"), cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
@@ -242,10 +246,10 @@ def test_ctrl_c_stops_with_one_line_keeps_finished_games_and_resumes(tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("referee: interrupted;")
     kept = parse_results((out / "results.jsonl").read_bytes())
-    assert kept.dropped == 0 and 2 <= len(kept.results) < 12
-    res = referee("run", EXAMPLES / "back-alley.toml", "--output", out, "-q")
+    assert kept.dropped == 0 and 2 <= len(kept.results) < 6
+    res = referee("run", *SIX_GAMES, "--output", out, "-q")
     assert res.returncode == 0 and f"resuming, {len(kept.results)} already played" in res.stderr
-    assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(12))
+    assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(6))
 
 
 def descendants(pid: int) -> set[int]:
@@ -272,7 +276,7 @@ def test_sigterm_or_sighup_stops_cleanly_ends_every_process_and_resumes(tmp_path
     games in play end with their bots, the finished ones are kept, one line says so, exit
     128 + the signal, and nothing the run started is left running."""
     out = tmp_path / "out"
-    proc = subprocess.Popen(referee_cmd("run", EXAMPLES / "back-alley.toml", "--output", out, "-q"), cwd=ROOT,
+    proc = subprocess.Popen(referee_cmd("run", *SIX_GAMES, "--output", out, "-q"), cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
@@ -298,11 +302,11 @@ def test_sigterm_or_sighup_stops_cleanly_ends_every_process_and_resumes(tmp_path
         time.sleep(0.05)
     assert not left, f"left running: {[_cmdline(p) for p in left]}"
     kept = parse_results((out / "results.jsonl").read_bytes())
-    assert kept.dropped == 0 and 2 <= len(kept.results) < 12
+    assert kept.dropped == 0 and 2 <= len(kept.results) < 6
     assert json.loads((out / "standings.json").read_text())["games_played"] == len(kept.results)
-    res = referee("run", EXAMPLES / "back-alley.toml", "--output", out, "-q")
+    res = referee("run", *SIX_GAMES, "--output", out, "-q")
     assert res.returncode == 0 and f"resuming, {len(kept.results)} already played" in res.stderr
-    assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(12))
+    assert sorted(parse_results((out / "results.jsonl").read_bytes()).results) == list(range(6))
 
 
 def _cmdline(pid: int) -> str:
