@@ -201,6 +201,38 @@ def test_the_sandboxs_etc_is_a_copy_of_the_allow_list_without_secrets():
     assert [a for a in argv if a.startswith("/etc")] == ["/etc"]  # one mount
 
 
+def _etc_copy_in_a_new_process(tmp: Path) -> Path:
+    code = "from referee.match import bubblewrap; print(bubblewrap.etc_copy(False))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                         env={**os.environ, "TMPDIR": str(tmp)})
+    assert out.returncode == 0, out.stderr
+    return Path(out.stdout.strip())
+
+
+def test_referee_processes_share_one_etc_copy_until_etc_changes(tmp_path):
+    first = _etc_copy_in_a_new_process(tmp_path)
+    assert first.parent == tmp_path and first.name.startswith(f"referee-etc-{os.geteuid()}-")
+    assert "passwd" in os.listdir(first) and not [p for p in tmp_path.iterdir() if "-new-" in p.name]
+    again = _etc_copy_in_a_new_process(tmp_path)
+    assert again == first and again.stat().st_ino == first.stat().st_ino  # used, not rebuilt
+    assert first.exists(), "a shared copy outlives the process that made it"
+    # What it holds names it: a copy of another /etc (here: another allow-list) is another folder.
+    plan = bubblewrap._etc_plan(bubblewrap.ETC_ALLOWED)
+    assert plan != bubblewrap._etc_plan(bubblewrap.ETC_ALLOWED[:-1])
+    assert ("passwd", "f") in [(rel, kind) for rel, kind, _ in plan]
+    assert not [rel for rel, _, _ in plan if rel.startswith("ssl/private")]
+
+
+def test_a_shared_etc_copy_that_others_may_change_is_not_used(tmp_path):
+    shared = _etc_copy_in_a_new_process(tmp_path)
+    planted = shared / "passwd"
+    planted.write_text("evil:x:0:0::/:/bin/sh\n")
+    shared.chmod(0o777)  # anyone could have put that there
+    private = _etc_copy_in_a_new_process(tmp_path)
+    assert private != shared and private.parent == tmp_path
+    assert not private.exists(), "a private copy is removed when its process exits"
+
+
 def test_the_cli_says_when_a_sandbox_has_no_cgroup_caps(monkeypatch):
     from referee.match import cgroups
     from referee_cli.common import describe_isolation
