@@ -156,11 +156,14 @@ def replace_file(path: Path, how: str, victim: Path) -> None:
         path.symlink_to(victim)
 
 
+#: What the fuzzer damages: each file of the folder, and the two folders.
+TARGETS = [*FILES, "records", "stderr"]
+
+
 @st.composite
-def damage(draw, folder: Path, victim: Path) -> Damage:
-    """Damage the copy of the output folder at ``folder/out`` in place; what was done."""
+def damage(draw, folder: Path, victim: Path, name: str) -> Damage:
+    """Damage ``name`` in the copy of the output folder at ``folder/out`` in place; what was done."""
     out = folder / "out"
-    name = draw(st.sampled_from([*FILES, "records", "stderr"]))
     d = Damage(name)
     path = out / name
     if name in ("records", "stderr") or draw(st.booleans()):
@@ -184,10 +187,14 @@ def tree(victim: Path) -> list[tuple[str, bytes]]:
                   for p in victim.rglob("*"))
 
 
-@settings(max_examples=EXAMPLES, deadline=None, database=None,
+# One test per target, the examples shared out among them: the same cases as one test that
+# draws the target, but pytest-xdist can run them on different workers (one test of 40
+# examples held one worker for 4 minutes of a full run).
+@pytest.mark.parametrize("target", TARGETS)
+@settings(max_examples=max(1, EXAMPLES // len(TARGETS)), deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
-def test_a_damaged_output_folder_gets_a_clear_answer_and_no_write_outside_it(finished, tmp_path, data):
+def test_a_damaged_output_folder_gets_a_clear_answer_and_no_write_outside_it(finished, tmp_path, target, data):
     work = tmp_path / "case"
     if work.exists():
         shutil.rmtree(work)
@@ -198,7 +205,7 @@ def test_a_damaged_output_folder_gets_a_clear_answer_and_no_write_outside_it(fin
     victim.mkdir()
     (victim / "precious").write_text("keep me\n")
     before = tree(victim)
-    d = data.draw(damage(work, victim))
+    d = data.draw(damage(work, victim, target))
     resumed = referee("run", work / "t.toml")
     assert_clear(resumed, ("run", d))
     reported = referee("report", work / "out", "--html", tmp_path / "report.html")
