@@ -13,8 +13,9 @@ from __future__ import annotations
 import compileall
 import fcntl
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -63,3 +64,30 @@ def one_at_a_time(name: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder ``name``, filled by ``build(folder)`` once per test run, for tests that
+    only read what is in it.
+
+    A module-scoped fixture runs once in each pytest-xdist worker that runs one of the
+    module's tests: a finished tournament or a set of recorded games was made up to four
+    times. Here the first worker to ask builds it in the run's own temporary folder (the
+    parent of the workers' folders) under a file lock; the others wait and share it.
+    Without xdist the folder is in the run's temporary folder as usual. A build that
+    failed is started over by the next test that asks, which then fails the same way."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # <run>/popen-gwN -> <run>, one per test run
+    folder = base / f"once-{name}"
+    with (base / f"once-{name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (folder / ".built").exists():
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.mkdir()
+                build(folder)
+                (folder / ".built").touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return folder

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import built_once
+
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
 MEMORY_CAP = 2 << 30  # bytes of address space for each referee run here
@@ -77,12 +79,13 @@ def refusal(how: str) -> str:
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("record")
-    path = folder / "game.jsonl"
-    res = referee("play", "back-alley", "--bot", RANDOM + " 1", "--bot", RANDOM + " 2", "--seed", 7, "--record", path,
-                  "-q", "--sandbox", "off")
-    assert res.returncode == 0, res.stderr
-    return path
+    """A Back Alley record (made once per test run: the tests read it, or rewrite a copy)."""
+    def build(folder):
+        res = referee("play", "back-alley", "--bot", RANDOM + " 1", "--bot", RANDOM + " 2", "--seed", 7, "--record",
+                      folder / "game.jsonl", "-q", "--sandbox", "off")
+        assert res.returncode == 0, res.stderr
+
+    return built_once(tmp_path_factory, "hostile-inputs-record", build) / "game.jsonl"
 
 
 RECORD_MODES = [["replay", "{r}"], ["replay", "{r}", "--verify"], ["replay", "{r}", "--request", "1", "--history"],
@@ -216,12 +219,13 @@ def test_a_seed_out_of_range_is_one_line(tmp_path, seed, fragment):
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> Path:
-    """A finished tournament's folder (its output folder is ``out`` beside the file)."""
-    folder = tmp_path_factory.mktemp("finished")
-    path = tournament(folder)
-    res = referee("run", path)
-    assert res.returncode == 0, res.stdout + res.stderr
-    return folder
+    """A finished tournament's folder (its output folder is ``out`` beside the file; made once
+    per test run: the tests resume or report on a copy)."""
+    def build(folder):
+        res = referee("run", tournament(folder))
+        assert res.returncode == 0, res.stdout + res.stderr
+
+    return built_once(tmp_path_factory, "hostile-inputs-finished", build)
 
 
 def copy_of(finished: Path, tmp_path: Path) -> Path:

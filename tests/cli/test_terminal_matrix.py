@@ -16,6 +16,7 @@ import sys
 
 import pytest
 
+from ..conftest import built_once
 from ..terminal import REFEREE, ROOT, Terminal, assert_seen_whole, run_in_terminal
 
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
@@ -48,26 +49,27 @@ def bots(game: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory) -> dict[str, object]:
-    """One small recorded game of each kind (written through a pipe, not a terminal)."""
-    folder = tmp_path_factory.mktemp("records")
-    out = {}
-    for game in GAMES:
-        path = folder / f"{game}.jsonl"
-        piped("play", game, *bots(game), *SMALL[game][0], "--seed", SMALL[game][2], "--record", path, "-q")
-        out[game] = path
-    return out
+    """One small recorded game of each kind (written through a pipe, not a terminal; made once
+    per test run, the tests only read them)."""
+    def build(folder):
+        for game in GAMES:
+            piped("play", game, *bots(game), *SMALL[game][0], "--seed", SMALL[game][2], "--record",
+                  folder / f"{game}.jsonl", "-q")
+
+    folder = built_once(tmp_path_factory, "terminal-matrix-records", build)
+    return {game: folder / f"{game}.jsonl" for game in GAMES}
 
 
 @pytest.fixture(scope="module")
 def tournaments(tmp_path_factory) -> dict[str, object]:
-    """One finished small tournament of each game (for report)."""
-    folder = tmp_path_factory.mktemp("runs")
-    out = {}
-    for game in GAMES:
-        path = folder / game
-        piped("run", *smallest_run_args(game), "--output", path, "-q")
-        out[game] = path
-    return out
+    """One finished small tournament of each game (for report, which only reads it; made once
+    per test run)."""
+    def build(folder):
+        for game in GAMES:
+            piped("run", *smallest_run_args(game), "--output", folder / game, "-q")
+
+    folder = built_once(tmp_path_factory, "terminal-matrix-runs", build)
+    return {game: folder / game for game in GAMES}
 
 
 def run_args(game: str) -> list[str]:

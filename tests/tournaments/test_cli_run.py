@@ -15,6 +15,7 @@ import pytest
 
 from tournaments.results import parse_results
 
+from ..conftest import built_once
 from ..match.hostile import alive, count_lines, kill_when
 from .helpers import SECRET, folder_secret, result_lines
 
@@ -43,12 +44,16 @@ def assert_user_error(res, *fragments):
 
 @pytest.fixture(scope="module")
 def example_run(tmp_path_factory):
-    """The Back Alley example, from an unrelated current directory."""
-    elsewhere = tmp_path_factory.mktemp("elsewhere")
-    out = elsewhere / "out"
-    res = referee("run", EXAMPLES / "back-alley.toml", "--output", "out", "-n", "1", cwd=elsewhere)
-    assert res.returncode == 0, res.stderr
-    return out, res
+    """The Back Alley example, from an unrelated current directory (run once per test run:
+    the tests read it, or resume a copy)."""
+    def build(elsewhere):
+        res = referee("run", EXAMPLES / "back-alley.toml", "--output", "out", "-n", "1", cwd=elsewhere)
+        assert res.returncode == 0, res.stderr
+        (elsewhere / "res.json").write_text(json.dumps([res.stdout, res.stderr]))
+
+    elsewhere = built_once(tmp_path_factory, "example-run", build)
+    stdout, stderr = json.loads((elsewhere / "res.json").read_text())
+    return elsewhere / "out", subprocess.CompletedProcess([], 0, stdout, stderr)
 
 
 def test_the_example_runs_out_of_the_box_from_any_directory(example_run):
@@ -72,14 +77,17 @@ def test_the_example_runs_out_of_the_box_from_any_directory(example_run):
     assert csv_lines[0].startswith("rank,name,games,wins,draws,losses") and len(csv_lines) == 4
 
 
-def test_a_changed_config_on_resume_is_refused_in_one_line(example_run):
-    out, _ = example_run
+def test_a_changed_config_on_resume_is_refused_in_one_line(example_run, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(example_run[0], out)
     res = referee("run", EXAMPLES / "back-alley.toml", "--output", out, "-n", "1", "--seed", "4")
     assert_user_error(res, "refusing to resume", "seed was 3, now 4")
 
 
-def test_resuming_a_finished_tournament_plays_nothing_and_prints_the_same_standings(example_run):
-    out, first = example_run
+def test_resuming_a_finished_tournament_plays_nothing_and_prints_the_same_standings(example_run, tmp_path):
+    first = example_run[1]
+    out = tmp_path / "out"
+    shutil.copytree(example_run[0], out)
     before = (out / "standings.json").read_bytes()
     res = referee("run", EXAMPLES / "back-alley.toml", "--output", out, "-n", "1", "--jobs", "1")
     assert res.returncode == 0, res.stderr
@@ -342,16 +350,17 @@ command = "{bot} {{seed}}"
 def secret_runs(tmp_path_factory):
     """One tournament run three times: in ``a``; in ``b`` (same file, own secret);
     in ``c`` with ``--secret`` of ``a``."""
-    root = tmp_path_factory.mktemp("secret")
-    toml = root / "t.toml"
-    toml.write_text(SECRET_TOML.format(bot=BOT))
-    outs = {name: root / name for name in "abc"}
-    for name in "ab":
-        res = referee("run", toml, "--output", outs[name], "-q")
+    def build(root):
+        toml = root / "t.toml"
+        toml.write_text(SECRET_TOML.format(bot=BOT))
+        for name in "ab":
+            res = referee("run", toml, "--output", root / name, "-q")
+            assert res.returncode == 0, res.stderr
+        res = referee("run", toml, "--output", root / "c", "--secret", folder_secret(root / "a").hex(), "-q")
         assert res.returncode == 0, res.stderr
-    res = referee("run", toml, "--output", outs["c"], "--secret", folder_secret(outs["a"]).hex(), "-q")
-    assert res.returncode == 0, res.stderr
-    return toml, outs
+
+    root = built_once(tmp_path_factory, "secret-runs", build)  # made once per test run: tests read it
+    return root / "t.toml", {name: root / name for name in "abc"}
 
 
 def seeds(out: Path) -> dict[int, int]:
@@ -385,13 +394,15 @@ def test_the_secret_file_is_private_and_written_nowhere_else(secret_runs):
         assert not [p for p in elsewhere if text.strip().encode() in p.read_bytes()]
 
 
-def test_resuming_with_another_secret_is_refused_in_one_line(secret_runs):
+def test_resuming_with_another_secret_is_refused_in_one_line(secret_runs, tmp_path):
     toml, outs = secret_runs
-    before = (outs["a"] / "results.jsonl").read_bytes()
-    res = referee("run", toml, "--output", outs["a"], "--secret", folder_secret(outs["b"]).hex())
-    assert_user_error(res, f"{outs['a']} was started with another secret, refusing to resume")
-    assert (outs["a"] / "results.jsonl").read_bytes() == before
-    res = referee("run", toml, "--output", outs["a"], "--secret", folder_secret(outs["a"]).hex(), "-q")
+    a = tmp_path / "a"
+    shutil.copytree(outs["a"], a)  # resumed below: a copy, as the other tests read the original
+    before = (a / "results.jsonl").read_bytes()
+    res = referee("run", toml, "--output", a, "--secret", folder_secret(outs["b"]).hex())
+    assert_user_error(res, f"{a} was started with another secret, refusing to resume")
+    assert (a / "results.jsonl").read_bytes() == before
+    res = referee("run", toml, "--output", a, "--secret", folder_secret(outs["a"]).hex(), "-q")
     assert res.returncode == 0 and "resuming, 6 already played" in res.stderr
 
 

@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ..cli.bad_input import json_paths, json_set
+from ..conftest import built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", "40"))
@@ -80,12 +81,14 @@ def assert_clear(res, context) -> None:
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("finished")
-    (folder / "t.toml").write_text(TOURNAMENT)
-    res = referee("run", folder / "t.toml")
-    assert res.returncode == 0, res.stdout + res.stderr
-    assert len((folder / "out" / "results.jsonl").read_bytes().splitlines()) == 2
-    return folder
+    """The finished tournament (made once per test run: each test damages a copy)."""
+    def build(folder):
+        (folder / "t.toml").write_text(TOURNAMENT)
+        res = referee("run", folder / "t.toml")
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert len((folder / "out" / "results.jsonl").read_bytes().splitlines()) == 2
+
+    return built_once(tmp_path_factory, "output-fuzz-finished", build)
 
 
 @dataclass
