@@ -32,6 +32,8 @@ from pydantic import TypeAdapter
 from protocol.messages import PROTOCOL_VERSION, BotMessage, RefereeMessage
 from referee.games import GAMES
 
+from .conftest import built_once
+
 ROOT = Path(__file__).resolve().parent.parent
 COPY = ROOT / "docs" / "rules.md"
 #: Where the shared rule book is documented to be: beside the checkout.
@@ -150,23 +152,26 @@ def doc_messages() -> list[tuple[str, dict, bool]]:
 @pytest.fixture(scope="module")
 def sent_lines(tmp_path_factory) -> list[dict]:
     """Every line the referee sent the bots of one real game of each game (logging_bot writes its
-    stdin to its stderr), events asked for."""
-    folder = tmp_path_factory.mktemp("sent")
-    bot = f"{sys.executable} {LOGGING_BOT}"
-    (folder / "multi.py").write_text(MULTI_TABLE_LOGGER)
-    multi = f"{sys.executable} {folder / 'multi.py'}"
+    stdin to its stderr), events asked for; played once per test run (the test only reads them)."""
+    games = (("back-alley", [], "logger", 2), ("schmier", ["--option", "max_deals=3"], "logger", 3),
+             ("pegs-and-jokers", ["--players", "4"], "logger", 2),
+             ("pegs-and-jokers", ["--players", "4", "--option", "max_turns=40"], "multi", 2))
+
+    def build(folder):
+        (folder / "multi.py").write_text(MULTI_TABLE_LOGGER)
+        command = {"logger": f"{sys.executable} {LOGGING_BOT}", "multi": f"{sys.executable} {folder / 'multi.py'}"}
+        for i, (game, extra, bot, teams) in enumerate(games):
+            res = subprocess.run([sys.executable, "-m", "referee", "play", game, *extra, "--seed", "5",
+                                  *[a for t in range(teams) for a in ("--bot", f"{command[bot]} {t}")],
+                                  "--record", str(folder / f"{i}.jsonl"), "--stderr-dir", str(folder / str(i)),
+                                  "--stderr-keep-bytes", str(64 << 20), "-q"], capture_output=True, text=True,
+                                 cwd=ROOT, timeout=300)
+            assert res.returncode == 0, res.stderr
+
+    folder = built_once(tmp_path_factory, "docs-sent-lines", build)
     lines = []
-    for game, extra, bots in (("back-alley", [], [bot, bot]), ("schmier", ["--option", "max_deals=3"], [bot] * 3),
-                              ("pegs-and-jokers", ["--players", "4"], [bot, bot]),
-                              ("pegs-and-jokers", ["--players", "4", "--option", "max_turns=40"], [multi, multi])):
-        name = f"{game}-{len(lines)}"
-        res = subprocess.run([sys.executable, "-m", "referee", "play", game, *extra, "--seed", "5",
-                              *[a for t, b in enumerate(bots) for a in ("--bot", f"{b} {t}")],
-                              "--record", str(folder / f"{name}.jsonl"), "--stderr-dir", str(folder / name),
-                              "--stderr-keep-bytes", str(64 << 20), "-q"], capture_output=True, text=True,
-                             cwd=ROOT, timeout=300)
-        assert res.returncode == 0, res.stderr
-        for log in sorted((folder / name).iterdir()):
+    for i in range(len(games)):
+        for log in sorted((folder / str(i)).iterdir()):
             lines += [json.loads(line) for line in log.read_text().splitlines()]
     return lines
 
@@ -258,14 +263,15 @@ def test_every_referee_message_in_the_docs_has_the_fields_the_referee_sends(sent
 
 @pytest.fixture(scope="module")
 def logged_game(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("ask")
-    bot = f"{sys.executable} {LOGGING_BOT}"
-    record = folder / "g.jsonl"
-    res = subprocess.run([sys.executable, "-m", "referee", "play", "pegs-and-jokers", "--players", "4", "--seed", "1",
-                          "--bot", f"{bot} 1", "--bot", f"{bot} 2", "--record", str(record), "-q"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert res.returncode == 0, res.stderr
-    return record
+    """Played once per test run: the tests only read it (``ask`` without ``--from`` writes nothing)."""
+    def build(folder):
+        bot = f"{sys.executable} {LOGGING_BOT}"
+        res = subprocess.run([sys.executable, "-m", "referee", "play", "pegs-and-jokers", "--players", "4",
+                              "--seed", "1", "--bot", f"{bot} 1", "--bot", f"{bot} 2", "--record",
+                              str(folder / "g.jsonl"), "-q"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert res.returncode == 0, res.stderr
+
+    return built_once(tmp_path_factory, "docs-logged-game", build) / "g.jsonl"
 
 
 def lines_after_request(record: Path, n: int, reply: str, tmp_path: Path, seed: int = 1) -> tuple[int, list[dict]]:

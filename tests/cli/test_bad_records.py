@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from referee.match.runner import run_match
 from referee.match.types import BotSpec, Limits
 
+from ..conftest import built_once
 from .bad_input import assert_clear_answer, json_delete, json_paths, json_set, no_hang, referee_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,18 +79,18 @@ class Damage:
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory) -> Records:
-    folder = tmp_path_factory.mktemp("records")
-    out = Records()
-    for i, (game, options, seats, odd_bot) in enumerate(GAMES):
-        bots = [BotSpec("random", (sys.executable, str(RANDOM_BOT), str(s))) for s in range(seats)]
-        if odd_bot is not None:
-            bots[1] = BotSpec("crasher", (sys.executable, str(odd_bot)))
-        path = folder / f"{i}.jsonl"
-        result = trio.run(partial(run_match, game, options, bots, seed=7 + i, record_path=path,
-                                  limits=Limits(decision_s=10, handshake_s=20)))
-        assert (result.fault is not None) == (odd_bot is not None)
-        out.append(path.read_bytes().splitlines(keepends=True))
-    return out
+    """The real records, played once per test run (the tests copy their bytes)."""
+    def build(folder):
+        for i, (game, options, seats, odd_bot) in enumerate(GAMES):
+            bots = [BotSpec("random", (sys.executable, str(RANDOM_BOT), str(s))) for s in range(seats)]
+            if odd_bot is not None:
+                bots[1] = BotSpec("crasher", (sys.executable, str(odd_bot)))
+            result = trio.run(partial(run_match, game, options, bots, seed=7 + i, record_path=folder / f"{i}.jsonl",
+                                      limits=Limits(decision_s=10, handshake_s=20)))
+            assert (result.fault is not None) == (odd_bot is not None)
+
+    folder = built_once(tmp_path_factory, "bad-records-records", build)
+    return Records((folder / f"{i}.jsonl").read_bytes().splitlines(keepends=True) for i in range(len(GAMES)))
 
 
 ODD_VALUES = st.sampled_from([

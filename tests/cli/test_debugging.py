@@ -20,6 +20,8 @@ import pytest
 from referee.match.record import FaultLine, read_record
 from tournaments.results import GameResult, parse_results
 
+from ..conftest import built_once
+
 ROOT = Path(__file__).resolve().parents[2]
 LOGGER = ROOT / "tests" / "replay" / "logging_bot.py"
 MISBEHAVING = ROOT / "sample_bots" / "misbehaving"
@@ -136,10 +138,13 @@ def test_the_output_kept_is_escaped_and_capped_at_2_kb(tmp_path):
 
 @pytest.fixture(scope="module")
 def faulted(tmp_path_factory):
-    """A record whose seat 1 forfeited with an illegal action at its fifth request."""
-    folder = tmp_path_factory.mktemp("faulted")
-    res, record = play(folder, logger("--reply", "illegal", "--after", "4"))
-    assert res.returncode == EXIT_FORFEIT, res.stderr
+    """A record whose seat 1 forfeited with an illegal action at its fifth request, played once per
+    test run (the tests only read it: ``ask`` writes nothing, ``--from`` into the test's own folder)."""
+    def build(folder):
+        res, _ = play(folder, logger("--reply", "illegal", "--after", "4"))
+        assert res.returncode == EXIT_FORFEIT, res.stderr
+
+    record = built_once(tmp_path_factory, "debugging-faulted", build) / "game.jsonl"
     return record, fault_of(record)
 
 

@@ -12,6 +12,8 @@ import pytest
 
 from referee_cli.main import COMMANDS, run
 
+from ..conftest import built_once
+
 HEAVY = ("trio", "pydantic", "pydantic_core", "structlog", "rich", "tournaments", "referee.games",
          "referee.match.runner", "referee.match.record")
 
@@ -75,10 +77,12 @@ def modules_loaded_by(argv: list[str]) -> tuple[int, str, set[str]]:
 
 @pytest.fixture(scope="module")
 def schmier_record(tmp_path_factory):
-    record = tmp_path_factory.mktemp("lazy") / "schmier.jsonl"
-    assert run(["play", "schmier", *["--bot", BOT] * 3, "--seed", "3", "--record", str(record), "--sandbox", "off",
-                "-q"]) == 0
-    return record
+    """Played once per test run: the tests only read it."""
+    def build(folder):
+        assert run(["play", "schmier", *["--bot", BOT] * 3, "--seed", "3", "--record", str(folder / "schmier.jsonl"),
+                    "--sandbox", "off", "-q"]) == 0
+
+    return built_once(tmp_path_factory, "lazy-imports-schmier-record", build) / "schmier.jsonl"
 
 
 def test_replay_verify_imports_only_its_games_engine_its_command_and_no_record_models(schmier_record):

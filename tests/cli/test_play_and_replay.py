@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import built_once
+
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
 
@@ -21,12 +23,23 @@ def referee(*args, cwd=None, timeout=120):
                           text=True, cwd=cwd or ROOT, timeout=timeout)
 
 
+def played_once(tmp_path_factory, name: str, record: str, *args) -> tuple[Path, subprocess.CompletedProcess]:
+    """``referee play ... --record FOLDER/record`` once per test run (the tests only read it, or a copy):
+    the record's path and the play's result (its output saved beside it)."""
+    def build(folder):
+        res = referee("play", *args, "--record", folder / record)
+        assert res.returncode == 0, res.stderr
+        (folder / "res.json").write_text(json.dumps([res.stdout, res.stderr]))
+
+    folder = built_once(tmp_path_factory, name, build)
+    stdout, stderr = json.loads((folder / "res.json").read_text())
+    return folder / record, subprocess.CompletedProcess([], 0, stdout, stderr)
+
+
 @pytest.fixture(scope="module")
 def ba_record(tmp_path_factory):
-    path = tmp_path_factory.mktemp("rec") / "ba.jsonl"
-    res = referee("play", "back-alley", "--bot", BOT + " 1", "--bot", BOT + " 2", "--seed", 7, "--record", path)
-    assert res.returncode == 0, res.stderr
-    return path, res
+    return played_once(tmp_path_factory, "play-and-replay-ba-record", "ba.jsonl",
+                       "back-alley", "--bot", BOT + " 1", "--bot", BOT + " 2", "--seed", 7)
 
 
 def test_play_prints_a_deal_by_deal_table_and_the_result(ba_record):
@@ -254,11 +267,8 @@ for line in sys.stdin:
 @pytest.fixture(scope="module")
 def named_record(tmp_path_factory):
     """A Back Alley game between bots whose ready names (Alpha, Beta) are not their command's (random_bot)."""
-    path = tmp_path_factory.mktemp("names") / "named.jsonl"
-    res = referee("play", "back-alley", "--bot", BOT + " 1 --name Alpha", "--bot", BOT + " 2 --name Beta",
-                  "--seed", 3, "--record", path)
-    assert res.returncode == 0, res.stderr
-    return path, res
+    return played_once(tmp_path_factory, "play-and-replay-named-record", "named.jsonl",
+                       "back-alley", "--bot", BOT + " 1 --name Alpha", "--bot", BOT + " 2 --name Beta", "--seed", 3)
 
 
 def test_play_and_replay_name_a_bot_by_its_ready_name(named_record):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,6 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from ..conftest import built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
@@ -35,12 +38,16 @@ def lines(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
-    """A finished Pegs and Jokers game, played with -q."""
-    path = tmp_path_factory.mktemp("quiet") / "g.jsonl"
-    res = referee("play", *PEGS, "--bot", BOT + " {seed}", "--bot", BOT + " {seed}", "--seed", 2, "--record", path,
-                  "-q")
-    assert res.returncode == 0, res.stderr
-    return path, res
+    """A finished Pegs and Jokers game, played with -q once per test run (the tests only read it)."""
+    def build(folder):
+        res = referee("play", *PEGS, "--bot", BOT + " {seed}", "--bot", BOT + " {seed}", "--seed", 2, "--record",
+                      folder / "g.jsonl", "-q")
+        assert res.returncode == 0, res.stderr
+        (folder / "res.json").write_text(json.dumps([res.stdout, res.stderr]))
+
+    folder = built_once(tmp_path_factory, "quiet-game", build)
+    stdout, stderr = json.loads((folder / "res.json").read_text())
+    return folder / "g.jsonl", subprocess.CompletedProcess([], 0, stdout, stderr)
 
 
 def test_play_quiet_prints_the_result_line_only(game, tmp_path):
@@ -120,11 +127,17 @@ def test_deals_quiet_writes_the_file_and_says_nothing(tmp_path):
 
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory):
-    out = tmp_path_factory.mktemp("run") / "out"
-    res = referee("run", "--game", *PEGS, "--entrant", f"a={BOT} {{seed}}", "--entrant", f"b={BOT} {{seed}}",
-                  "-n", 1, "--seed", 3, "--output", out, "-q")
-    assert res.returncode == 0, res.stderr
-    return out, res
+    """Run once per test run: the tests read it (``report``, which may write replay pages into
+    its records folder, is given a copy)."""
+    def build(folder):
+        res = referee("run", "--game", *PEGS, "--entrant", f"a={BOT} {{seed}}", "--entrant", f"b={BOT} {{seed}}",
+                      "-n", 1, "--seed", 3, "--output", folder / "out", "-q")
+        assert res.returncode == 0, res.stderr
+        (folder / "res.json").write_text(json.dumps([res.stdout, res.stderr]))
+
+    folder = built_once(tmp_path_factory, "quiet-tournament", build)
+    stdout, stderr = json.loads((folder / "res.json").read_text())
+    return folder / "out", subprocess.CompletedProcess([], 0, stdout, stderr)
 
 
 def test_run_quiet_prints_one_summary_line_and_no_tables(tournament):
@@ -147,7 +160,8 @@ def test_run_quiet_prints_one_summary_line_and_no_tables(tournament):
 
 
 def test_report_quiet_writes_the_page_and_says_nothing(tournament, tmp_path):
-    out, _ = tournament
+    out = tmp_path / "out"
+    shutil.copytree(tournament[0], out)  # report makes any missing replay page in the folder: not in the shared one
     loud = referee("report", out, "--html", tmp_path / "a.html")
     quiet = referee("report", out, "--html", tmp_path / "b.html", "-q")
     assert loud.returncode == quiet.returncode == 0

@@ -26,6 +26,8 @@ import pytest
 
 from referee.match import bubblewrap
 
+from ..conftest import built_once
+
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
 PROBE = ROOT / "tests" / "fixtures" / "host_probe_bot.py"
@@ -44,12 +46,13 @@ def referee(*args, timeout=180):
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("genuine")
-    record = folder / "game.jsonl"
-    res = referee("play", "back-alley", "--bot", RANDOM + " 1", "--bot", RANDOM + " 2", "--seed", 5,
-                  "--record", record, "-q")
-    assert res.returncode == 0, res.stderr
-    return record
+    """A genuine record, played once per test run: the tests only read it (and craft copies)."""
+    def build(folder):
+        res = referee("play", "back-alley", "--bot", RANDOM + " 1", "--bot", RANDOM + " 2", "--seed", 5,
+                      "--record", folder / "game.jsonl", "-q")
+        assert res.returncode == 0, res.stderr
+
+    return built_once(tmp_path_factory, "record-is-data-game", build) / "game.jsonl"
 
 
 def crafted(game: Path, folder: Path) -> tuple[Path, Path]:

@@ -20,6 +20,7 @@ from referee.match.types import Limits
 from referee.match.verify import verify_fast, verify_record
 from referee.match.walk import STOP, RecordDiverged, Visitor, Walk
 
+from ..conftest import built_once
 from .fakes import play
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,12 +29,13 @@ GAMES = ["back-alley", "schmier", "pegs-and-jokers"]
 
 @pytest.fixture(scope="module", params=GAMES)
 def played(request, tmp_path_factory) -> bytes:
-    """A game of fake bots on virtual time, played once per game for the module: its record's bytes."""
-    path = tmp_path_factory.mktemp("walk") / f"{request.param}.jsonl"
-    result, _ = trio.run(lambda: play({}, Limits(), game=request.param, seed=3, record_path=path),
-                         clock=MockClock(autojump_threshold=0))
-    assert result.fault is None
-    return path.read_bytes()
+    """A game of fake bots on virtual time, played once per game for the test run: its record's bytes."""
+    def build(folder):
+        result, _ = trio.run(lambda: play({}, Limits(), game=request.param, seed=3, record_path=folder / "game.jsonl"),
+                             clock=MockClock(autojump_threshold=0))
+        assert result.fault is None
+
+    return (built_once(tmp_path_factory, f"walk-played-{request.param}", build) / "game.jsonl").read_bytes()
 
 
 @pytest.fixture

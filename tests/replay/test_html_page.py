@@ -17,6 +17,8 @@ from referee.replay.html import card_face, render_html
 from referee.replay.html.frames import build_replay
 from referee.replay.html.page import CSP, asset, escape, fill, json_for_script, self_contained_page
 
+from ..conftest import built_once
+
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
 
@@ -71,11 +73,13 @@ def test_card_faces_come_from_the_one_card_notation():
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory):
-    path = tmp_path_factory.mktemp("htmlrec") / "sc.jsonl"
-    res = referee("play", "schmier", "--bot", BOT, "--bot", BOT, "--bot", BOT, "--seed", 2, "--record", path,
-                  "--decision-ms", 20000, "--handshake-ms", 60000, "-o", "max_deals=12")
-    assert res.returncode == 0, res.stderr
-    return path
+    """Played once per test run: the tests only read it (their pages go to their own folders)."""
+    def build(folder):
+        res = referee("play", "schmier", "--bot", BOT, "--bot", BOT, "--bot", BOT, "--seed", 2, "--record",
+                      folder / "sc.jsonl", "--decision-ms", 20000, "--handshake-ms", 60000, "-o", "max_deals=12")
+        assert res.returncode == 0, res.stderr
+
+    return built_once(tmp_path_factory, "html-page-record", build) / "sc.jsonl"
 
 
 def test_frames_follow_the_record_decision_by_decision(record):

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import built_once
+
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
 
@@ -20,15 +22,17 @@ def referee(*args, timeout=120):
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("rec")
-    out = {}
-    for game, extra in (("pegs-and-jokers", ["--option", "max_turns=400"]), ("back-alley", [])):
-        path = folder / f"{game}.jsonl"
-        res = referee("play", game, "--bot", BOT + " 1", "--bot", BOT + " 2", "--seed", 5, "--record", path,
-                      "--quiet", *extra)
-        assert res.returncode == 0, res.stderr
-        out[game] = path
-    return out
+    """One record of each, played once per test run (the tests only read them, or a copy)."""
+    games = (("pegs-and-jokers", ["--option", "max_turns=400"]), ("back-alley", []))
+
+    def build(folder):
+        for game, extra in games:
+            res = referee("play", game, "--bot", BOT + " 1", "--bot", BOT + " 2", "--seed", 5, "--record",
+                          folder / f"{game}.jsonl", "--quiet", *extra)
+            assert res.returncode == 0, res.stderr
+
+    folder = built_once(tmp_path_factory, "replay-cli-records", build)
+    return {game: folder / f"{game}.jsonl" for game, _ in games}
 
 
 def one_line_error(res, *needles):

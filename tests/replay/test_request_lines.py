@@ -17,6 +17,8 @@ import pytest
 from referee.match.ask import Replay
 from referee.match.record import read_record
 
+from ..conftest import built_once
+
 ROOT = Path(__file__).resolve().parents[2]
 LOGGER = Path(__file__).resolve().parent / "logging_bot.py"
 KEEP = str(64 << 20)  # every line a bot got stays in its stderr file
@@ -41,16 +43,19 @@ GAMES = {
 
 @pytest.fixture(scope="module", params=sorted(GAMES))
 def logged(request, tmp_path_factory):
+    """Each game, played once per test run (the tests only read it)."""
     game = request.param
-    folder = tmp_path_factory.mktemp(game)
-    record = folder / "game.jsonl"
     seats = {"back-alley": 4, "schmier": 6, "pegs-and-jokers": 4}[game]
-    bots = [bot(s, "--no-events") if s == 1 else bot(s) for s in range(seats)]
-    res = referee("play", game, *[x for b in bots for x in ("--bot", b)], *GAMES[game], "--record", record,
-                  "--stderr-dir", folder / "stderr", "--stderr-keep-bytes", KEEP, "-q")
-    assert res.returncode == 0, res.stderr
+
+    def build(folder):
+        bots = [bot(s, "--no-events") if s == 1 else bot(s) for s in range(seats)]
+        res = referee("play", game, *[x for b in bots for x in ("--bot", b)], *GAMES[game], "--record",
+                      folder / "game.jsonl", "--stderr-dir", folder / "stderr", "--stderr-keep-bytes", KEEP, "-q")
+        assert res.returncode == 0, res.stderr
+
+    folder = built_once(tmp_path_factory, f"request-lines-logged-{game}", build)
     logs = {s: (folder / "stderr" / f"seat{s}-logging_bot.log").read_bytes() for s in range(seats)}
-    return game, record, logs
+    return game, folder / "game.jsonl", logs
 
 
 def requests_of(log: bytes) -> list[tuple[int, int]]:

@@ -16,6 +16,7 @@ import pytest
 
 from tournaments.results import RESULT_VERSION, parse_results, result_mac
 
+from ..conftest import built_once
 from .helpers import folder_secret, result_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,10 +30,12 @@ def referee(*args, cwd=None, timeout=300):
 
 @pytest.fixture(scope="module")
 def genuine(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("audit") / "out"
-    res = referee("run", EXAMPLE, "--output", out, "-n", "1", "-q")
-    assert res.returncode == 0, res.stderr
-    return out
+    """Run once per test run: the tests read it, or a copy (``report`` writes beside the folder)."""
+    def build(folder):
+        res = referee("run", EXAMPLE, "--output", folder / "out", "-n", "1", "-q")
+        assert res.returncode == 0, res.stderr
+
+    return built_once(tmp_path_factory, "audit-genuine", build) / "out"
 
 
 @pytest.fixture
@@ -73,8 +76,10 @@ def swapped(line: bytes, scores=(9999, -9999)) -> bytes:
     return json.dumps(entry).encode() + b"\n"
 
 
-def test_a_genuine_folder_is_authenticated_and_its_standings_are_recomputed_exactly(genuine):
-    res, page = report(genuine)
+def test_a_genuine_folder_is_authenticated_and_its_standings_are_recomputed_exactly(genuine, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(genuine, out)  # report writes its page beside the folder: not beside the shared one
+    res, page = report(out)
     assert "6 authenticated results, nothing rejected" in res.stderr
     assert 'data-authenticated="true"' in page and 'class="ok" id="authentication"' in page
     assert "does not match" not in page and played(page) == 6
