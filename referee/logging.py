@@ -10,9 +10,25 @@ import logging
 import sys
 from typing import TextIO
 
-import structlog
+#: What ``import structlog`` would load for its development console (``structlog.dev``'s rich
+#: tracebacks, ``structlog.tracebacks``' pretty-printer): optional there, unused here (lines
+#: are key=value text), and 0.1-0.15 s of CPU in every process that logs: each referee, each
+#: game worker. Importing structlog through this module leaves them out: while structlog is
+#: imported they read as absent (rich itself, if the process has not loaded it), then the
+#: entries are dropped, so rich imports normally afterwards. The rest of the referee imports
+#: ``structlog`` from here.
+_NOT_FOR_STRUCTLOG = ("rich", "rich.traceback", "rich.pretty")
+_blocked = [name for name in _NOT_FOR_STRUCTLOG if "structlog" not in sys.modules and name not in sys.modules]
+for _name in _blocked:
+    sys.modules[_name] = None  # type: ignore[assignment]  # the import system's mark for "absent"
+try:
+    import structlog
+finally:
+    for _name in _blocked:
+        if _name in sys.modules and sys.modules[_name] is None:
+            del sys.modules[_name]
 
-from referee.text import shown
+from referee.text import shown  # noqa: E402  (after structlog, which the lines above prepare)
 
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 _level = "warning"

@@ -57,11 +57,11 @@ from typing import Any
 
 import dask
 import distributed
-import structlog
 import trio
 
 from referee.errors import OutputError
 from referee.games import GAMES
+from referee.logging import structlog
 from referee.match.commands import CommandError, check_command, script_of
 from referee.match.pool import ProcessPool
 from referee.match.types import MatchResult

@@ -44,10 +44,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import structlog
 import trio
 
 from referee.inputs import open_input, parse_json, read_input
+from referee.logging import structlog
 
 from .config import ConfigError, Tournament, describe_differences, new_secret, parse_secret
 from .durable import create_private, fsync_dir, fsync_file, write_atomic

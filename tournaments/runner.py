@@ -31,10 +31,10 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-import structlog
 import trio
 
 from referee.errors import OutputError, RefereeBug, user_fault_in
+from referee.logging import structlog
 from referee.match.runner import run_match
 from referee.match.types import MatchResult
 

@@ -46,11 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import structlog
 import trio
 
 from protocol.framing import TOO_LONG, LineBuffer
-from referee.logging import configure_logging, current_level
+from referee.logging import configure_logging, current_level, structlog
 from referee.match.bot import describe_exit
 from referee.match.pool import ProcessPool
 from referee.match.types import BotSpec, Limits

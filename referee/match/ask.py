@@ -321,7 +321,7 @@ class _Recorded(BotChannel):
     """A seat that is no process: it says ``ready`` as recorded and gives the recorded replies."""
 
     def __init__(self, seat: int, plan: _Plan, name: str, events: bool) -> None:
-        import structlog
+        from referee.logging import structlog
 
         self.seat = seat
         self.log = structlog.get_logger("referee.ask").bind(seat=seat)

@@ -23,9 +23,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import structlog
 import trio
 
+from referee.logging import structlog
 from referee.match import cgroups, sandbox
 from referee.match.bubblewrap import CannotSandbox, Jail
 from referee.match.channel import BotChannel, BotFault, describe_exit

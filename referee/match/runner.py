@@ -21,7 +21,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import structlog
 import trio
 from pydantic_core import from_json, to_json
 
@@ -32,7 +31,7 @@ from protocol.machine import Fault as ProtocolFault
 from protocol.messages import TimeLimits
 from referee.errors import RefereeBug
 from referee.games import Event, GameSpec, InvalidAction, Outcome, get_game
-from referee.logging import ensure_configured
+from referee.logging import ensure_configured, structlog
 from referee.match import bubblewrap
 from referee.match.bot import BotProcess
 from referee.match.channel import BotChannel, BotFault

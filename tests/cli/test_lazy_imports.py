@@ -126,3 +126,27 @@ def test_the_root_help_lists_the_commands_in_their_order_after_one_was_run(schmi
     commands = res.stdout.split("\nCommands:\n", 1)[1].splitlines()  # click's plain help: "  play  Play one..."
     listed = [line.split()[0] for line in commands if line.startswith("  ") and line.split()[0] in COMMANDS]
     assert listed == list(COMMANDS)
+
+
+STRUCTLOG_ALONE = """
+import sys
+{before}
+from referee.logging import structlog
+loaded = sorted(m for m in sys.modules if m == "rich" or m.startswith("rich."))
+import rich.pretty, rich.traceback  # still importable: the marks are gone
+print(" ".join(loaded), "|", structlog.get_logger().__class__.__name__)
+"""
+
+
+@pytest.mark.parametrize("before", ["", "import rich.console"], ids=["rich-not-loaded", "rich-loaded"])
+def test_structlog_is_imported_without_its_development_consoles_rich_modules(before):
+    """A game worker logs key=value lines: structlog's optional rich tracebacks and pretty-printer
+    (~0.1 s of CPU per process) are not loaded with it, and rich stays importable afterwards."""
+    code = STRUCTLOG_ALONE.format(before=before)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    loaded, logger = (part.strip() for part in res.stdout.split("|"))
+    assert not {"rich.traceback", "rich.pretty"} & set(loaded.split()), loaded
+    if not before:
+        assert loaded == "", loaded  # rich itself is not loaded for structlog
+    assert logger
