@@ -84,9 +84,15 @@ def playout(name, options, seed, choice_seed, checks=False):
     return trace, outcome
 
 
+#: The playouts of a game are shared out among this many tests, which pytest-xdist can run on
+#: different workers (Schmier's 200 in one test held a worker for up to 2 minutes of a full run).
+PLAYOUT_PARTS = 4
+
+
+@pytest.mark.parametrize("part", range(PLAYOUT_PARTS))
 @pytest.mark.parametrize("name,options", list(configs()))
-def test_random_playouts_end_and_respect_the_contract(name, options):
-    for i in range(PLAYOUTS[name] // (3 if name == "pegs-and-jokers" else 1)):
+def test_random_playouts_end_and_respect_the_contract(name, options, part):
+    for i in range(part, PLAYOUTS[name] // (3 if name == "pegs-and-jokers" else 1), PLAYOUT_PARTS):
         playout(name, options, seed=i, choice_seed=1000 + i, checks=(i < 3))
 
 
