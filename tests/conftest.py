@@ -60,7 +60,13 @@ def one_at_a_time(name: str) -> Iterator[None]:
     another, whichever pytest-xdist worker runs them. (xdist's ``xdist_group`` with
     ``--dist loadgroup`` renames the test's node id, which pytest 9 no longer reads: the
     groups were silently ignored.)"""
-    path = Path(tempfile.gettempdir()) / f"referee-tests-{name}.lock"
+    with _locked(Path(tempfile.gettempdir()) / f"referee-tests-{name}.lock"):
+        yield
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the file ``path`` (made if missing)."""
     with path.open("a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
@@ -83,14 +89,10 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # <run>/popen-gwN -> <run>, one per test run
     folder = base / f"once-{name}"
-    with (base / f"once-{name}.lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if not (folder / ".built").exists():
-                shutil.rmtree(folder, ignore_errors=True)
-                folder.mkdir()
-                build(folder)
-                (folder / ".built").touch()
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with _locked(base / f"once-{name}.lock"):
+        if not (folder / ".built").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (folder / ".built").touch()
     return folder

@@ -197,11 +197,8 @@ def unisolated_warning() -> str | None:
 # -- /etc ---------------------------------------------------------------------------------
 
 
-def _world_readable(path: str) -> bool:
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError:
-        return False
+def _world_readable(mode: int) -> bool:
+    """Whether an entry of this ``st_mode`` is one every user may read (a link always is)."""
     if stat.S_ISLNK(mode):
         return True
     need = 0o005 if stat.S_ISDIR(mode) else 0o004
@@ -221,10 +218,10 @@ def _etc_plan(names: Iterable[str]) -> list[_EtcEntry]:
 
     def add(rel: str) -> None:
         src = "/etc/" + rel
-        if not _world_readable(src):
-            return
         try:
             st = os.lstat(src)
+            if not _world_readable(st.st_mode):
+                return
             if stat.S_ISLNK(st.st_mode):
                 plan.append((rel, "l", os.readlink(src)))
                 return
