@@ -24,7 +24,14 @@ from pathlib import Path
 
 import pytest
 
+from referee.match.types import Limits
+
 WORKERS_PER_TWO_CORES = 3
+#: The limits of a game whose test is not about time: a decision may take 10 s of wall time, not
+#: the default 1 s. Under the full suite's load (three workers and their bots on two cores) a
+#: random bot once took over a second to be scheduled and answer, and a test of who wins failed
+#: on a timeout fault. Tests of the time limits set their own.
+PATIENT = Limits(decision_s=10.0, handshake_s=30.0)
 ROOT = Path(__file__).resolve().parents[1]
 #: What the suite's subprocesses import from the checkout: the CLI and the bots.
 COMPILED = ("referee", "referee_cli", "protocol", "tournaments", "sample_bots", "tests/fixtures")

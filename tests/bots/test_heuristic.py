@@ -13,6 +13,7 @@ import trio
 from referee.games import get_game
 from referee.match.runner import run_match
 
+from ..conftest import PATIENT
 from .conftest import GAMES, HEURISTIC, python_bot, random_bot
 
 
@@ -32,7 +33,7 @@ def lineup(game: str, seed: int, players: int | None = None):
 
 async def heuristic_won(game: str, seed: int, players: int | None = None) -> bool:
     options, bots, hteam = lineup(game, seed, players)
-    result = await run_match(game, options, bots, seed=seed)
+    result = await run_match(game, options, bots, seed=seed, limits=PATIENT)
     assert result.fault is None, result.fault
     return result.outcome.status == "win" and result.outcome.winners == (hteam,)
 
@@ -48,7 +49,7 @@ async def test_the_pegs_and_jokers_heuristic_plays_bigger_tables(players):
 async def test_heuristic_bots_play_against_each_other():
     for game, (options, seats) in GAMES.items():
         bots = [python_bot(HEURISTIC[game]) for _ in range(seats)]
-        result = await run_match(game, options, bots, seed=3)
+        result = await run_match(game, options, bots, seed=3, limits=PATIENT)
         assert result.fault is None, (game, result.fault)
         assert result.outcome.status in ("win", "draw")
 

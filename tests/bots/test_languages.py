@@ -17,6 +17,7 @@ from referee.match.runner import run_match
 from referee.match.types import BotSpec
 from referee.match.verify import verify_record
 
+from ..conftest import PATIENT
 from .conftest import BOTS, GAMES, python_bot
 
 # Random Schmier games can last thousands of deals; a few dozen show the same.
@@ -28,7 +29,7 @@ async def play_all_seats(game: str, bot, tmp_path):
     options = {**options, **SHORT.get(game, {})}
     bots = [bot(seat) for seat in range(seats)]
     record = tmp_path / f"{game}.jsonl"
-    result = await run_match(game, options, bots, seed=11, record_path=record)
+    result = await run_match(game, options, bots, seed=11, record_path=record, limits=PATIENT)
     assert result.fault is None, result.fault
     assert result.outcome.status in ("win", "draw", "aborted")
     assert result.decisions > 0

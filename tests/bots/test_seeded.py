@@ -15,6 +15,7 @@ from referee.match.record import DecisionLine, read_record
 from referee.match.runner import run_match
 from referee.match.types import BotSpec
 
+from ..conftest import PATIENT
 from .conftest import BOTS, HEURISTIC, python_bot
 
 GAME, OPTIONS = "pegs-and-jokers", {"players": 4, "max_turns": 300}
@@ -22,7 +23,8 @@ GAME, OPTIONS = "pegs-and-jokers", {"players": 4, "max_turns": 300}
 
 async def actions(bots: list[BotSpec], tmp_path, game=GAME, options=None, seed=3) -> list[str]:
     record = tmp_path / f"game{len(list(tmp_path.iterdir()))}.jsonl"
-    result = await run_match(game, OPTIONS if options is None else options, bots, seed=seed, record_path=record)
+    result = await run_match(game, OPTIONS if options is None else options, bots, seed=seed, record_path=record,
+                             limits=PATIENT)
     assert result.fault is None, result.fault
     played = [e.action for e in read_record(record).entries if isinstance(e, DecisionLine)]
     assert len(played) > 50

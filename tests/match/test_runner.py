@@ -13,13 +13,14 @@ from referee.match.runner import run_match
 from referee.match.types import Limits
 from referee.match.verify import verify_record
 
+from ..conftest import PATIENT
 from .conftest import listener, listener_log, random_bot
 
 
 async def test_a_full_back_alley_game_is_played_recorded_and_verifies(tmp_path, seeded_random_bots):
     path = tmp_path / "game.jsonl"
     result = await run_match("back-alley", {}, seeded_random_bots, seed=11, record_path=path,
-                             stderr_dir=tmp_path / "err")
+                             stderr_dir=tmp_path / "err", limits=PATIENT)
     assert result.fault is None
     assert result.outcome.status in ("win", "draw")
     rec = read_record(path)
@@ -53,11 +54,11 @@ def _stable(path):
 
 async def test_same_seed_and_same_bot_decisions_give_the_same_record(tmp_path, seeded_random_bots):
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    await run_match("back-alley", {}, seeded_random_bots, seed=3, record_path=a)
-    await run_match("back-alley", {}, seeded_random_bots, seed=3, record_path=b)
+    await run_match("back-alley", {}, seeded_random_bots, seed=3, record_path=a, limits=PATIENT)
+    await run_match("back-alley", {}, seeded_random_bots, seed=3, record_path=b, limits=PATIENT)
     assert _stable(a) == _stable(b)
     c = tmp_path / "c.jsonl"
-    await run_match("back-alley", {}, seeded_random_bots, seed=4, record_path=c)
+    await run_match("back-alley", {}, seeded_random_bots, seed=4, record_path=c, limits=PATIENT)
     assert _stable(c) != _stable(a)
 
 
@@ -120,7 +121,7 @@ async def test_every_game_plays_to_the_end_with_random_bots(tmp_path):
         opts = spec.normalize_options({})
         bots = [random_bot(seed=s) for s in range(spec.num_seats(opts))]
         path = tmp_path / f"{name}.jsonl"
-        result = await run_match(name, opts, bots, seed=8, record_path=path)
+        result = await run_match(name, opts, bots, seed=8, record_path=path, limits=PATIENT)
         assert result.fault is None, (name, result.fault)
         assert verify_record(read_record(path)).ok, name
 
