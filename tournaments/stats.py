@@ -11,6 +11,7 @@ fraction, Lentz's method) and inverted by bisection.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,8 +69,13 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> Interval:
     return Interval(mean, mean - half, mean + half)
 
 
+@functools.lru_cache(maxsize=256)
 def t_quantile(p: float, df: int) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom."""
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom.
+
+    Remembered: the standings ask for the same few (level, df) pairs for every entrant and
+    pairing, after every game, and each answer costs a bisection of ~45 continued-fraction
+    evaluations (a thousand simulated standings spent 77 % of their time here)."""
     if not 0.0 < p < 1.0 or df < 1:
         raise ValueError("need 0 < p < 1 and df >= 1")
     if p < 0.5:
