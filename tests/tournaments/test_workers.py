@@ -84,10 +84,14 @@ async def test_without_pinning_bots_keep_every_core(tmp_path):
             assert everything in log.read_text()
 
 
-async def test_a_game_the_worker_cannot_play_is_a_worker_error_not_a_hang(tmp_path):
+async def test_a_game_the_worker_cannot_play_is_a_worker_error_not_a_hang(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where the worker saves the bug's traceback
     async with open_worker_pool(1, limits=FAST) as pool:
-        with pytest.raises(WorkerError, match="worker process [0-9]+: .*unknown game 'no-such-game'"):
+        with pytest.raises(WorkerError, match="worker process [0-9]+: .*unknown game 'no-such-game'") as caught:
             await pool.play("no-such-game", {}, bots(), seed=1, limits=FAST)
+        [saved] = tmp_path.glob("referee-bug-*.txt")
+        assert f"(worker traceback in {saved})" in str(caught.value)
+        assert "unknown game 'no-such-game'" in saved.read_text()
         # The worker keeps serving after a failed job.
         result = await pool.play("back-alley", {}, bots(), seed=1, limits=FAST, record_path=tmp_path / "r.jsonl")
         assert result.fault is None and result.outcome.status in ("win", "draw") and result.decisions > 100
