@@ -19,10 +19,11 @@ from referee.match.runner import run_match
 from referee.match.types import BotSpec, FaultReason, Limits
 from referee.match.verify import verify_record
 
+from ..conftest import PATIENT
 from .conftest import LISTENER, ROOT
 
 REMEMBERING = ROOT / "tests" / "fixtures" / "remembering_bot.py"
-LIMITS = Limits(decision_s=10.0, handshake_s=30.0)
+LIMITS = PATIENT
 
 
 def remembering(name: str, *args: str) -> BotSpec:

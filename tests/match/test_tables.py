@@ -12,13 +12,14 @@ import trio
 from referee.match.pool import ProcessPool
 from referee.match.record import read_record
 from referee.match.runner import run_match
-from referee.match.types import BotSpec, FaultReason, Limits
+from referee.match.types import BotSpec, FaultReason
 from referee.match.verify import verify_record
 
+from ..conftest import PATIENT
 from .conftest import ROOT
 
 TABLE_BOT = ROOT / "tests" / "fixtures" / "table_bot.py"
-LIMITS = Limits(decision_s=10.0, handshake_s=30.0)
+LIMITS = PATIENT
 
 
 def table_bot(name: str, *args: str, tables: int = 8) -> BotSpec:
