@@ -131,7 +131,8 @@ def tournament(tmp_path_factory):
     its records folder, is given a copy)."""
     def build(folder):
         res = referee("run", "--game", *PEGS, "--entrant", f"a={BOT} {{seed}}", "--entrant", f"b={BOT} {{seed}}",
-                      "-n", 1, "--seed", 3, "--output", folder / "out", "-q")
+                      "-n", 1, "--seed", 3, "--output", folder / "out", "-q",
+                      "--decision-ms", 10_000)  # a test of what is printed, not of time: no timeout forfeits
         assert res.returncode == 0, res.stderr
         (folder / "res.json").write_text(json.dumps([res.stdout, res.stderr]))
 

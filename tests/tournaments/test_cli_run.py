@@ -118,7 +118,8 @@ def test_the_other_examples_are_valid(example):
 def test_a_crashing_bot_forfeits_only_its_own_games(tmp_path):
     crasher = f'{sys.executable} -c "import sys; sys.exit(3)"'
     res = referee("run", "--game", "back-alley", "--entrant", f"rnd={BOT}", "--entrant", f"crash={crasher}",
-                  "--entrant", f"rnd2={BOT}", "-n", "1", "--output", tmp_path / "out", "-q")
+                  "--entrant", f"rnd2={BOT}", "-n", "1", "--output", tmp_path / "out", "-q",
+                  "--decision-ms", "10000")  # only the crasher may forfeit, however busy the machine
     assert res.returncode == 0, res.stderr
     rows = {e["name"]: e for e in json.loads((tmp_path / "out" / "standings.json").read_text())["entrants"]}
     assert rows["crash"]["forfeits"] == 4 and rows["crash"]["losses"] == 4
