@@ -41,7 +41,8 @@ def test_the_ready_name_is_made_printable_and_short():
 
 
 def play(*bots, extra=()):
-    args = [sys.executable, "-m", "referee", "play", "back-alley", "--seed", "3", "--sandbox", "off", *extra]
+    args = [sys.executable, "-m", "referee", "play", "back-alley", "--seed", "3", "--sandbox", "off",
+            "--decision-ms", "10000", *extra]  # the seed's winner, not a timeout, decides the result
     for bot in bots:
         args += ["--bot", bot]
     return subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=120)
