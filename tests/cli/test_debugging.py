@@ -45,7 +45,10 @@ def misbehaving(name: str, *extra: str) -> str:
 def play(tmp_path: Path, team1: str, *extra) -> tuple[subprocess.CompletedProcess, Path]:
     record = tmp_path / "game.jsonl"
     res = referee("play", "back-alley", "--bot", RANDOM + " 1", "--bot", team1, "--seed", 11, "--record", record,
-                  "--decision-ms", 1000, "--force", *extra)  # --force: a test may play again over its game
+                  # 10 s a decision: the faults here are the misbehaving bot's, never a stalled random
+                  # bot's timeout (ask --from plays on at the record's limits, so this reaches it too);
+                  # --force: a test may play again over its game.
+                  "--decision-ms", 10_000, "--force", *extra)
     return res, record
 
 
