@@ -70,7 +70,8 @@ def temp_files(root: Path) -> list[Path]:
 def test_play_on_a_full_disk_names_the_record_and_keeps_its_prefix(small_disk):
     ballast = fill(small_disk, 64 << 10)  # a Back Alley record is ~200 KB
     record = small_disk / "game.jsonl"
-    res = referee("play", "back-alley", "--bot", BOT, "--bot", BOT, "--seed", 5, "--record", record, "-q")
+    res = referee("play", "back-alley", "--bot", BOT, "--bot", BOT, "--seed", 5, "--record", record, "-q",
+                  "--decision-ms", 10_000)  # no timeout forfeit (exit 3) however busy the machine
     assert res.returncode == 74, (res.returncode, res.stderr)
     assert error_line(res.stderr) == f"referee: error: cannot write record {record}: {NO_SPACE}"
     assert res.stdout == ""
@@ -81,7 +82,8 @@ def test_play_on_a_full_disk_names_the_record_and_keeps_its_prefix(small_disk):
     assert shown.returncode == 0 and "record is truncated" in shown.stdout, shown.stderr
 
     ballast.unlink()  # room again: the same command with --force plays the game through over the truncated record
-    res = referee("play", "back-alley", "--bot", BOT, "--bot", BOT, "--seed", 5, "--record", record, "-q", "--force")
+    res = referee("play", "back-alley", "--bot", BOT, "--bot", BOT, "--seed", 5, "--record", record, "-q", "--force",
+                  "--decision-ms", 10_000)
     assert res.returncode == 0, res.stderr
     assert verify_record(read_record(record)).ok
 

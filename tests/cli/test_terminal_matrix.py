@@ -21,6 +21,9 @@ from ..terminal import REFEREE, ROOT, Terminal, assert_seen_whole, run_in_termin
 
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
 COLS = [80, 100]
+#: A random bot stalled past the default 1 s by the suite's load would forfeit (exit 3): these
+#: tests are about what is shown, not about time.
+PATIENT = ["--decision-ms", "10000"]
 GAMES = ["back-alley", "schmier", "pegs-and-jokers"]
 #: Each game kept small: (--option flags, teams, seed).
 SMALL = {
@@ -54,7 +57,7 @@ def records(tmp_path_factory) -> dict[str, object]:
     def build(folder):
         for game in GAMES:
             piped("play", game, *bots(game), *SMALL[game][0], "--seed", SMALL[game][2], "--record",
-                  folder / f"{game}.jsonl", "-q")
+                  folder / f"{game}.jsonl", "-q", *PATIENT)
 
     folder = built_once(tmp_path_factory, "terminal-matrix-records", build)
     return {game: folder / f"{game}.jsonl" for game in GAMES}
@@ -99,7 +102,7 @@ def assert_split_is_said(text: str, what: str) -> None:
 def test_play(tmp_path, game, cols):
     record = tmp_path / "r.jsonl"
     status, term = run_in_terminal("play", game, *bots(game), *SMALL[game][0], "--seed", "7", "--record",
-                                   record, cols=cols)
+                                   record, *PATIENT, cols=cols)
     assert status == 0, term.text()
     assert_seen_whole(term)
     text = term.text()

@@ -48,7 +48,8 @@ def assert_inert(page, errors, dialogs):
 def test_the_html_replay_keeps_the_bots_html_inert(browser, tmp_path, fault):  # noqa: F811
     rec = tmp_path / "g.jsonl"
     res = referee("play", "back-alley", "--bot", f"{sys.executable} {HOSTILE} --fault {fault}",
-                  "--bot", f"{sys.executable} {RANDOM}", "--seed", 3, "--record", rec)
+                  "--bot", f"{sys.executable} {RANDOM}", "--seed", 3, "--record", rec,
+                  "--decision-ms", 10_000)  # the hostile bot's fault, never a stalled random bot's timeout
     assert res.returncode == 3, res.stdout + res.stderr
     # and a record handed over by someone else: HTML in the seats' names too
     lines = [json.loads(line) for line in rec.read_text().splitlines()]

@@ -28,7 +28,7 @@ def records(tmp_path_factory):
     def build(folder):
         for game, extra in games:
             res = referee("play", game, "--bot", BOT + " 1", "--bot", BOT + " 2", "--seed", 5, "--record",
-                          folder / f"{game}.jsonl", "--quiet", *extra)
+                          folder / f"{game}.jsonl", "--quiet", "--decision-ms", 10_000, *extra)
             assert res.returncode == 0, res.stderr
 
     folder = built_once(tmp_path_factory, "replay-cli-records", build)

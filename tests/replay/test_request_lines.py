@@ -50,7 +50,8 @@ def logged(request, tmp_path_factory):
     def build(folder):
         bots = [bot(s, "--no-events") if s == 1 else bot(s) for s in range(seats)]
         res = referee("play", game, *[x for b in bots for x in ("--bot", b)], *GAMES[game], "--record",
-                      folder / "game.jsonl", "--stderr-dir", folder / "stderr", "--stderr-keep-bytes", KEEP, "-q")
+                      folder / "game.jsonl", "--stderr-dir", folder / "stderr", "--stderr-keep-bytes", KEEP, "-q",
+                      "--decision-ms", 10_000)  # played to its end however busy the machine
         assert res.returncode == 0, res.stderr
 
     folder = built_once(tmp_path_factory, f"request-lines-logged-{game}", build)
