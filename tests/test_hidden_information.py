@@ -129,7 +129,7 @@ def test_every_registered_game_says_where_its_hidden_cards_are():
 
 
 def leaks_in_events(events: list[Event], seat: int, before: set[str], after: set[str], action_cards: set[str],
-                    deal_event: str) -> list[tuple[str, dict]]:
+                    deal_event: str, named_cards: list[set[str]] | None = None) -> list[tuple[str, dict]]:
     """Cards named by the events ``seat`` may see that were hidden from it.
 
     ``before``/``after``: cards hidden from the seat before and after the
@@ -139,14 +139,15 @@ def leaks_in_events(events: list[Event], seat: int, before: set[str], after: set
     (a card played face up or drawn by the seat is hidden before but not after).
     When the action ended a deal and a new one was dealt, the events before the
     new deal's first event are checked against the old deal (before), the rest
-    against the new deal (after)."""
+    against the new deal (after). ``named_cards``: ``cards_in`` of each event's data, when the
+    caller checks the same events for every seat and finds them once."""
     starts = [i for i, e in enumerate(events) if e.data.get("type") == deal_event]
     boundary = starts[-1] if starts else None
     out = []
     for i, e in enumerate(events):
         if not e.visible_to(seat):
             continue
-        named = cards_in(e.data)
+        named = cards_in(e.data) if named_cards is None else named_cards[i]
         if boundary is None:
             bad = named & before & after - action_cards
         elif i >= boundary:
@@ -189,9 +190,10 @@ def walk(name: str, options: dict, seed: int, choice_seed: int, *, swap_every: i
         new_events = state.apply(action)
         after = [adapter.hidden(state, s) for s in range(seats)]
         shown = cards_in(action) if decision in adapter.public_decisions else set()
+        named = [cards_in(e.data) for e in new_events]  # the same for every seat: found once
         for s in range(seats):
             mine = cards_in(action) if s == seat else shown
-            leaks = leaks_in_events(new_events, s, hidden[s], after[s], mine, adapter.deal_event)
+            leaks = leaks_in_events(new_events, s, hidden[s], after[s], mine, adapter.deal_event, named)
             assert not leaks, f"seat {s} was told hidden cards: {leaks[:3]}"
         hidden = after
     return steps
