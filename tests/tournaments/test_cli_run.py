@@ -328,8 +328,11 @@ def _cmdline(pid: int) -> str:
 # ---------------------------------------------------------------------------
 # The tournament secret and authenticated results, with real bots.
 
+# Pegs and Jokers cut at 60 turns: eighteen games are played for these tests (three runs of six),
+# and what they check (seeds, schedules, MACs, records, standings) does not depend on a game's length.
 SECRET_TOML = """\
-game = "back-alley"
+game = "pegs-and-jokers"
+options = {{ players = 4, max_turns = 60 }}
 seed = 5
 games_per_pairing = 1
 [limits]
@@ -414,10 +417,13 @@ def test_damaged_results_and_records_cost_only_their_own_games(secret_runs, tmp_
     path = out / "results.jsonl"
     lines = path.read_bytes().splitlines(keepends=True)
     ids = [json.loads(line)["game_id"] for line in lines]
-    # Line 2 corrupt; line 4 edited to swap the scores and the winner (its MAC no longer
-    # matches); a forged "win" line without a MAC before line 5; game of line 6's record altered.
+    # Line 2 corrupt; line 4 edited to swap the scores and the winner, team 0's score raised by one
+    # so that a tie is changed too (its MAC no longer matches); a forged "win" line without a MAC
+    # before line 5; game of line 6's record altered.
     edited = json.loads(lines[3])
-    edited["scores"], edited["winners"] = edited["scores"][::-1], [1 - w for w in edited["winners"]]
+    swapped = edited["scores"][::-1]
+    edited["scores"], edited["winners"] = [swapped[0] + 1, *swapped[1:]], [1 - w for w in edited["winners"]]
+    assert edited != json.loads(lines[3])
     win = {k: v for k, v in json.loads(lines[4]).items() if k != "mac"} | {"status": "win", "winners": [0]}
     damaged = [lines[0], b'{"game_id": 3, "sta\xfftus"\n', lines[2], json.dumps(edited).encode() + b"\n",
                json.dumps(win).encode() + b"\n", lines[4], lines[5]]
