@@ -32,6 +32,8 @@ WORKERS_PER_TWO_CORES = 3
 #: random bot once took over a second to be scheduled and answer, and a test of who wins failed
 #: on a timeout fault. Tests of the time limits set their own.
 PATIENT = Limits(decision_s=10.0, handshake_s=30.0)
+#: The same patience as ``referee play``/``run`` flags, for the tests that play through the CLI.
+PATIENT_FLAGS = ("--decision-ms", str(round(PATIENT.decision_s * 1000)))
 ROOT = Path(__file__).resolve().parents[1]
 #: What the suite's subprocesses import from the checkout: the CLI and the bots.
 COMPILED = ("referee", "referee_cli", "protocol", "tournaments", "sample_bots", "tests/fixtures")

@@ -12,6 +12,8 @@ import pytest
 
 from referee.match.types import NAME_MAX, default_bot_name, display_name
 
+from ..conftest import PATIENT_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = ROOT / "sample_bots" / "random_bot.py"
 
@@ -42,7 +44,7 @@ def test_the_ready_name_is_made_printable_and_short():
 
 def play(*bots, extra=()):
     args = [sys.executable, "-m", "referee", "play", "back-alley", "--seed", "3", "--sandbox", "off",
-            "--decision-ms", "10000", *extra]  # the seed's winner, not a timeout, decides the result
+            *PATIENT_FLAGS, *extra]  # the seed's winner, not a timeout, decides the result
     for bot in bots:
         args += ["--bot", bot]
     return subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -20,7 +20,7 @@ import pytest
 from referee.match.record import FaultLine, read_record
 from tournaments.results import GameResult, parse_results
 
-from ..conftest import built_once
+from ..conftest import PATIENT_FLAGS, built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGGER = ROOT / "tests" / "replay" / "logging_bot.py"
@@ -48,7 +48,7 @@ def play(tmp_path: Path, team1: str, *extra) -> tuple[subprocess.CompletedProces
                   # 10 s a decision: the faults here are the misbehaving bot's, never a stalled random
                   # bot's timeout (ask --from plays on at the record's limits, so this reaches it too);
                   # --force: a test may play again over its game.
-                  "--decision-ms", 10_000, "--force", *extra)
+                  *PATIENT_FLAGS, "--force", *extra)
     return res, record
 
 

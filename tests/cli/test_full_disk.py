@@ -21,6 +21,8 @@ from referee.match.record import read_record
 from referee.match.verify import verify_record
 from tournaments.results import parse_results
 
+from ..conftest import PATIENT_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "tournaments" / "examples"
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
@@ -71,7 +73,7 @@ def test_play_on_a_full_disk_names_the_record_and_keeps_its_prefix(small_disk):
     ballast = fill(small_disk, 64 << 10)  # a Back Alley record is ~200 KB
     record = small_disk / "game.jsonl"
     res = referee("play", "back-alley", "--bot", BOT, "--bot", BOT, "--seed", 5, "--record", record, "-q",
-                  "--decision-ms", 10_000)  # no timeout forfeit (exit 3) however busy the machine
+                  *PATIENT_FLAGS)  # no timeout forfeit (exit 3) however busy the machine
     assert res.returncode == 74, (res.returncode, res.stderr)
     assert error_line(res.stderr) == f"referee: error: cannot write record {record}: {NO_SPACE}"
     assert res.stdout == ""
@@ -83,7 +85,7 @@ def test_play_on_a_full_disk_names_the_record_and_keeps_its_prefix(small_disk):
 
     ballast.unlink()  # room again: the same command with --force plays the game through over the truncated record
     res = referee("play", "back-alley", "--bot", BOT, "--bot", BOT, "--seed", 5, "--record", record, "-q", "--force",
-                  "--decision-ms", 10_000)
+                  *PATIENT_FLAGS)
     assert res.returncode == 0, res.stderr
     assert verify_record(read_record(record)).ok
 

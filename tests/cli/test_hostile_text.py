@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import PATIENT_FLAGS
 from ..terminal import ROOT, run_in_terminal
 
 HOSTILE = ROOT / "sample_bots" / "misbehaving" / "hostile_text.py"
@@ -62,7 +63,7 @@ def records(tmp_path_factory) -> dict[str, Path]:
 
 def play(record: Path, fault: str, *extra: str):
     return run_in_terminal("play", "back-alley", "--bot", hostile(fault), "--bot", f"{sys.executable} {RANDOM}",
-                           "--seed", "3", "--record", record, "--decision-ms", "10000", *extra, cols=WIDE)
+                           "--seed", "3", "--record", record, *PATIENT_FLAGS, *extra, cols=WIDE)
 
 
 @pytest.mark.parametrize("fault", ["key", "type"])
@@ -181,7 +182,7 @@ def test_log_lines_at_debug_level_show_the_bots_words_escaped(tmp_path):
     fault messages and names: on a terminal they are escaped like the rest."""
     status, term = run_in_terminal("--log-level", "debug", "play", "back-alley", "--bot", hostile("type"),
                                    "--bot", f"{sys.executable} {RANDOM}", "--seed", "3",
-                                   "--record", tmp_path / "g.jsonl", "--quiet", "--decision-ms", "10000", cols=WIDE)
+                                   "--record", tmp_path / "g.jsonl", "--quiet", *PATIENT_FLAGS, cols=WIDE)
     assert status == 3, term.text()
     assert "level='info'" in term.text() or "level='debug'" in term.text(), term.text()
     assert_no_control_from_the_bot(term)

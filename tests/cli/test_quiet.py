@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import built_once
+from ..conftest import PATIENT_FLAGS, built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
@@ -132,7 +132,7 @@ def tournament(tmp_path_factory):
     def build(folder):
         res = referee("run", "--game", *PEGS, "--entrant", f"a={BOT} {{seed}}", "--entrant", f"b={BOT} {{seed}}",
                       "-n", 1, "--seed", 3, "--output", folder / "out", "-q",
-                      "--decision-ms", 10_000)  # a test of what is printed, not of time: no timeout forfeits
+                      *PATIENT_FLAGS)  # a test of what is printed, not of time: no timeout forfeits
         assert res.returncode == 0, res.stderr
         (folder / "res.json").write_text(json.dumps([res.stdout, res.stderr]))
 

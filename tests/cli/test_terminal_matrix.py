@@ -16,14 +16,11 @@ import sys
 
 import pytest
 
-from ..conftest import built_once
+from ..conftest import PATIENT_FLAGS, built_once
 from ..terminal import REFEREE, ROOT, Terminal, assert_seen_whole, run_in_terminal
 
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
 COLS = [80, 100]
-#: A random bot stalled past the default 1 s by the suite's load would forfeit (exit 3): these
-#: tests are about what is shown, not about time.
-PATIENT = ["--decision-ms", "10000"]
 GAMES = ["back-alley", "schmier", "pegs-and-jokers"]
 #: Each game kept small: (--option flags, teams, seed).
 SMALL = {
@@ -57,7 +54,7 @@ def records(tmp_path_factory) -> dict[str, object]:
     def build(folder):
         for game in GAMES:
             piped("play", game, *bots(game), *SMALL[game][0], "--seed", SMALL[game][2], "--record",
-                  folder / f"{game}.jsonl", "-q", *PATIENT)
+                  folder / f"{game}.jsonl", "-q", *PATIENT_FLAGS)
 
     folder = built_once(tmp_path_factory, "terminal-matrix-records", build)
     return {game: folder / f"{game}.jsonl" for game in GAMES}
@@ -102,7 +99,7 @@ def assert_split_is_said(text: str, what: str) -> None:
 def test_play(tmp_path, game, cols):
     record = tmp_path / "r.jsonl"
     status, term = run_in_terminal("play", game, *bots(game), *SMALL[game][0], "--seed", "7", "--record",
-                                   record, *PATIENT, cols=cols)
+                                   record, *PATIENT_FLAGS, cols=cols)
     assert status == 0, term.text()
     assert_seen_whole(term)
     text = term.text()

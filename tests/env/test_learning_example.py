@@ -11,6 +11,8 @@ from pathlib import Path
 
 from referee.match.record import read_record
 
+from ..conftest import PATIENT_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "sample_bots" / "learning"
 HEURISTIC = ROOT / "sample_bots" / "heuristic" / "back_alley.py"
@@ -36,7 +38,7 @@ def test_train_writes_a_table_the_bot_plays_with_in_the_sandbox(tmp_path):
     learned = subprocess.list2cmdline([str(venv_python), str(bot_dir / "policy_bot.py"), str(policy)])
     heuristic = subprocess.list2cmdline([str(venv_python), str(HEURISTIC)])
     done = subprocess.run([sys.executable, "-m", "referee", "play", "back-alley", "--seed", "12", "--record",
-                           str(record), "--sandbox", "required", "--quiet", "--decision-ms", "10000",
+                           str(record), "--sandbox", "required", "--quiet", *PATIENT_FLAGS,
                            "--bot", learned, "--bot", heuristic],
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -16,6 +16,8 @@ import pytest
 from referee.match import bubblewrap
 from referee.match.bubblewrap import CannotSandbox, Jail, SandboxUnavailable, resolve_program
 
+from ..conftest import PATIENT_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
 
@@ -70,7 +72,7 @@ def _referee(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
 def test_play_says_in_one_line_when_bots_are_not_isolated_and_refuses_under_required(no_bwrap, tmp_path):
     env = {**os.environ, "PATH": str(no_bwrap)}
     bot = f"{sys.executable} {RANDOM_BOT}"
-    base = ["play", "back-alley", "--bot", bot, "--bot", bot, "--seed", "3", "--decision-ms", "10000"]
+    base = ["play", "back-alley", "--bot", bot, "--bot", bot, "--seed", "3", *PATIENT_FLAGS]
     refused = _referee(*base, "--record", str(tmp_path / "r.jsonl"), "--sandbox", "required", env=env)
     assert refused.returncode == 2, refused.stderr
     assert refused.stderr.strip().count("\n") == 0 and "bubblewrap does not work here" in refused.stderr

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import PATIENT_FLAGS
 from .test_html_browser import CHROMIUM_ARGS, browser  # noqa: F401 (the module's browser fixture)
 
 pytestmark = pytest.mark.slow  # real games and a browser
@@ -49,7 +50,7 @@ def test_the_html_replay_keeps_the_bots_html_inert(browser, tmp_path, fault):  #
     rec = tmp_path / "g.jsonl"
     res = referee("play", "back-alley", "--bot", f"{sys.executable} {HOSTILE} --fault {fault}",
                   "--bot", f"{sys.executable} {RANDOM}", "--seed", 3, "--record", rec,
-                  "--decision-ms", 10_000)  # the hostile bot's fault, never a stalled random bot's timeout
+                  *PATIENT_FLAGS)  # the hostile bot's fault, never a stalled random bot's timeout
     assert res.returncode == 3, res.stdout + res.stderr
     # and a record handed over by someone else: HTML in the seats' names too
     lines = [json.loads(line) for line in rec.read_text().splitlines()]

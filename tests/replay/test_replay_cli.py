@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import built_once
+from ..conftest import PATIENT_FLAGS, built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'}"
@@ -28,7 +28,7 @@ def records(tmp_path_factory):
     def build(folder):
         for game, extra in games:
             res = referee("play", game, "--bot", BOT + " 1", "--bot", BOT + " 2", "--seed", 5, "--record",
-                          folder / f"{game}.jsonl", "--quiet", "--decision-ms", 10_000, *extra)
+                          folder / f"{game}.jsonl", "--quiet", *PATIENT_FLAGS, *extra)
             assert res.returncode == 0, res.stderr
 
     folder = built_once(tmp_path_factory, "replay-cli-records", build)

@@ -17,7 +17,7 @@ import pytest
 from referee.match.ask import Replay
 from referee.match.record import read_record
 
-from ..conftest import built_once
+from ..conftest import PATIENT_FLAGS, built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGGER = Path(__file__).resolve().parent / "logging_bot.py"
@@ -51,7 +51,7 @@ def logged(request, tmp_path_factory):
         bots = [bot(s, "--no-events") if s == 1 else bot(s) for s in range(seats)]
         res = referee("play", game, *[x for b in bots for x in ("--bot", b)], *GAMES[game], "--record",
                       folder / "game.jsonl", "--stderr-dir", folder / "stderr", "--stderr-keep-bytes", KEEP, "-q",
-                      "--decision-ms", 10_000)  # played to its end however busy the machine
+                      *PATIENT_FLAGS)  # played to its end however busy the machine
         assert res.returncode == 0, res.stderr
 
     folder = built_once(tmp_path_factory, f"request-lines-logged-{game}", build)

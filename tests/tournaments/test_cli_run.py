@@ -15,7 +15,7 @@ import pytest
 
 from tournaments.results import parse_results
 
-from ..conftest import built_once
+from ..conftest import PATIENT_FLAGS, built_once
 from ..match.hostile import alive, count_lines, kill_when
 from .helpers import SECRET, folder_secret, result_lines
 
@@ -119,7 +119,7 @@ def test_a_crashing_bot_forfeits_only_its_own_games(tmp_path):
     crasher = f'{sys.executable} -c "import sys; sys.exit(3)"'
     res = referee("run", "--game", "back-alley", "--entrant", f"rnd={BOT}", "--entrant", f"crash={crasher}",
                   "--entrant", f"rnd2={BOT}", "-n", "1", "--output", tmp_path / "out", "-q",
-                  "--decision-ms", "10000")  # only the crasher may forfeit, however busy the machine
+                  *PATIENT_FLAGS)  # only the crasher may forfeit, however busy the machine
     assert res.returncode == 0, res.stderr
     rows = {e["name"]: e for e in json.loads((tmp_path / "out" / "standings.json").read_text())["entrants"]}
     assert rows["crash"]["forfeits"] == 4 and rows["crash"]["losses"] == 4
