@@ -84,13 +84,16 @@ def test_every_relative_link_in_the_docs_points_at_a_file():
 
 def test_the_ci_script_runs_the_readme_test_command():
     """The README's second command, whole (the parallel run included), is the last line
-    .ci/run runs, and CONTRIBUTING.md shows the same."""
+    .ci/run runs, and the only command it runs besides installing system packages; CONTRIBUTING.md
+    shows the same."""
     commands = re.findall(r"```sh\n(.*?)\n```", (ROOT / "README.md").read_text())
     command = commands[1]
     assert command.startswith("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && "
                               ".venv/bin/python -m pytest -q -n auto"), command
     ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
     assert ci[-1] == command
+    # Nothing else is run as a test or a check: the gate is in the suite (tests/test_gate.py).
+    assert not [line for line in ci[:-1] if re.search(r"\b(pytest|ruff|mypy|pip)\b", line)], ci
     assert command in re.findall(r"```sh\n(.*?)\n```", (ROOT / "CONTRIBUTING.md").read_text())
 
 
