@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 #: What mypy checks (CONTRIBUTING.md): the production packages.
 TYPED = ("referee", "referee_cli", "protocol", "tournaments")
@@ -29,6 +31,7 @@ def test_ruff_finds_nothing_in_the_whole_tree():
     assert res.stdout.strip() == "All checks passed!", res.stdout
 
 
+@pytest.mark.slow
 def test_mypy_finds_nothing_in_the_production_packages():
     res = gate("mypy", *TYPED)
     assert res.returncode == 0, res.stdout + res.stderr

@@ -204,6 +204,7 @@ def walk(name: str, options: dict, seed: int, choice_seed: int, *, swap_every: i
 
 @pytest.mark.parametrize(("name", "options"), [pytest.param(n, o, id=f"{n}-{o.get('players', '')}")
                                                for n, o in CONFIGS if n in GAMES])
+@pytest.mark.slow
 @given(seed=st.integers(0, 2**31 - 1), choice_seed=st.integers(0, 2**31 - 1))
 @settings(max_examples=6, deadline=None)
 def test_no_seat_is_ever_told_a_hidden_card(name, options, seed, choice_seed):

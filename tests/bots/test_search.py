@@ -81,6 +81,7 @@ def test_the_search_bot_plays_a_whole_game_at_20_ms(game, tmp_path):
     assert sum(ms) / len(ms) < 20 * 5, f"mean {sum(ms) / len(ms):.0f} ms at a 20 ms budget"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(BOT_FILE))
 def test_a_seeded_search_capped_by_rollouts_replays_identically(game, tmp_path):
     """Same seed, same game, the rollout cap (not the clock) ending every search: the

@@ -210,6 +210,7 @@ def worker_log(address: str, *flags: str) -> str:
     return out.decode()
 
 
+@pytest.mark.slow
 def test_worker_quiet_says_nothing_when_the_versions_match_and_logs_warnings_only(scheduler):
     loud = referee("worker", scheduler, "--check-only")
     quiet = referee("worker", scheduler, "--check-only", "-q")

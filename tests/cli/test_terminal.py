@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from ..terminal import REFEREE, ROOT, Terminal, assert_seen_whole
 
 EXAMPLE = ROOT / "tournaments" / "examples" / "pegs-and-jokers.toml"
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_run_in_one_line_and_the_same_command_resumes(tmp_path):
     out = tmp_path / "out"
     # 8 short games (Pegs and Jokers to 40 turns): interrupted after the first, resumed to the end

@@ -201,6 +201,7 @@ STANDINGS_HEADERS = ["#", "entrant", "games", "W-D-L", "Elo", "LOS", "win rate",
                      "forfeits"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cols", COLS)
 @pytest.mark.parametrize("game", GAMES)
 def test_run_shows_live_progress_then_standings_that_fit(tmp_path, game, cols):
@@ -249,6 +250,7 @@ def test_run_quiet_prints_one_summary_line(tmp_path, game):
 
 # -- report, deals ------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cols", COLS)
 @pytest.mark.parametrize("game", GAMES)
 def test_report(tmp_path, tournaments, game, cols):

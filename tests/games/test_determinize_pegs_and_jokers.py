@@ -101,6 +101,7 @@ class Follow:
                 assert movable <= drew, (s, sample.hands[s], since, drew)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("players", "block"), [(4, 0), (4, 1), (6, 0), (6, 1), (8, 0), (8, 1)])
 def test_pj_3_pj_4_3_every_sample_fits_the_piles_and_the_discards_seen(players, block):
     """≥ 1,700 checked samples per case, 10,200+ over the six cases (4, 6 and 8 players)."""

@@ -168,6 +168,7 @@ def cpu_share_next_to(busy: int, grouped: bool) -> float:
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or cgroups.layout().cpu is None,  # type: ignore[union-attr]
                     reason="no cpu controller here")
+@pytest.mark.slow
 def test_a_bot_with_24_busy_processes_gets_the_share_of_a_bot_with_one():
     group = cgroups.BotCgroup.create(cgroups.new_name(), None, 10)
     assert group is not None and any(d.name.startswith(cgroups.CPU_PREFIX) for d in group.dirs)

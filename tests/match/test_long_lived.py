@@ -188,6 +188,7 @@ command = "{python} {bot}"
 """
 
 
+@pytest.mark.slow
 def test_kill_9_with_long_lived_bots_leaves_no_process_and_the_resume_is_exact(tmp_path, monkeypatch):
     from tests.tournaments.helpers import SECRET, result_lines
 

@@ -12,6 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 import trio
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
@@ -121,6 +122,7 @@ def test_any_bytes_decode_to_a_message_or_a_violation_with_a_reason(line):
         assert isinstance(msg, (ActionMsg, ReadyMsg))
 
 
+@pytest.mark.slow
 @given(ANY_LINE)
 @settings(max_examples=1500)
 @example(dumps(GOOD))
@@ -132,6 +134,7 @@ def test_every_reply_line_is_an_action_or_a_protocol_fault(line):
         assert isinstance(event, Action) and event.id == RID and event.action in LEGAL
 
 
+@pytest.mark.slow
 @given(MUST_FAULT)
 @settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
 @example(b'{"type":"action","id":7,"action":"pass","action":"AS"}')
@@ -161,6 +164,7 @@ TEMPLATES = st.sampled_from([
 RUNNER_LINES = TEMPLATES | MUST_FAULT | st.binary(max_size=200) | st.binary(min_size=5000, max_size=9000)
 
 
+@pytest.mark.slow
 @given(RUNNER_LINES)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_runner_turns_any_reply_into_a_result_without_hanging(line):

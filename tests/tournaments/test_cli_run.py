@@ -237,6 +237,7 @@ def test_sigkill_and_resume_give_exactly_the_standings_of_an_uninterrupted_run(t
 SIX_GAMES = (EXAMPLES / "back-alley.toml", "-n", "1")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_with_one_line_keeps_finished_games_and_resumes(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen(referee_cmd("run", *SIX_GAMES, "--output", out, "-q"), cwd=ROOT,
@@ -280,6 +281,7 @@ def descendants(pid: int) -> set[int]:
 
 @pytest.mark.parametrize(("signum", "group"), [(signal.SIGTERM, False), (signal.SIGTERM, True),
                                                 (signal.SIGHUP, False)], ids=["term", "term-group", "hup"])
+@pytest.mark.slow
 def test_sigterm_or_sighup_stops_cleanly_ends_every_process_and_resumes(tmp_path, signum, group):
     """A service manager's `kill PID` (or one to the whole group), or a closed terminal: the
     games in play end with their bots, the finished ones are kept, one line says so, exit
@@ -375,6 +377,7 @@ def public(out: Path) -> dict[int, tuple]:
     return {i: (r["pairing"], r["deal"], r["arrangement"], r["teams"]) for i, r in result_lines(out).items()}
 
 
+@pytest.mark.slow
 def test_a_new_directory_deals_other_cards_on_the_same_schedule_unless_given_the_secret(secret_runs):
     _, outs = secret_runs
     a, b, c = outs["a"], outs["b"], outs["c"]

@@ -327,6 +327,7 @@ def interrupted_run(args: list, ready) -> str:
     return err
 
 
+@pytest.mark.slow
 def test_dask_local_2_equals_a_local_run_and_resumes_after_ctrl_c(local_run, tmp_path):
     local_out, _ = local_run
     toml = toml_file(tmp_path)
@@ -534,6 +535,7 @@ def test_a_run_whose_coordinator_was_killed_ends_its_bot_processes_once_idle(clu
             c.run(set_idle, dask_executor.RUN_IDLE_S)
 
 
+@pytest.mark.slow
 def test_on_one_dask_worker_a_long_lived_bot_needs_a_process_per_seat_and_seating_not_per_game(tmp_path):
     bot = remembering_copy(tmp_path)
     out = tmp_path / "out"

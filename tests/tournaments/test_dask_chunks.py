@@ -163,6 +163,7 @@ def test_an_audit_of_a_bot_that_is_not_deterministic_names_both_workers(cluster,
     assert lines and all(line.count("worker tcp://127.0.0.1:") == 2 for line in lines), err
 
 
+@pytest.mark.slow
 def test_a_failed_spool_transfer_replays_the_chunk_with_a_line(local_run, tmp_path, capsys):
     c = Cluster(tmp_path)
     out = tmp_path / "out"
@@ -255,6 +256,7 @@ def test_the_display_shows_workers_and_chunks_and_the_run_ends_with_a_line_per_w
     assert (tmp_path / "out" / "cluster.json").exists()
 
 
+@pytest.mark.slow
 def test_a_kept_bots_stderr_between_games_reaches_the_output_folder_as_locally(cluster, tmp_path):
     """A long-lived bot that writes to stderr 0.3 s after each game_over (into its last game's
     log, between games, often after its chunk's files were fetched): every such line is in

@@ -196,6 +196,7 @@ def tree(victim: Path) -> list[tuple[str, bytes]]:
 @pytest.mark.parametrize("target", TARGETS)
 @settings(max_examples=max(1, EXAMPLES // len(TARGETS)), deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@pytest.mark.slow
 @given(data=st.data())
 def test_a_damaged_output_folder_gets_a_clear_answer_and_no_write_outside_it(finished, tmp_path, target, data):
     work = tmp_path / "case"

@@ -137,6 +137,7 @@ def run_two_games(out):
     return done
 
 
+@pytest.mark.slow
 def test_each_game_links_to_its_html_replay_which_opens_in_a_real_browser(tmp_path):
     if not os.path.exists(CHROMIUM):
         pytest.fail("chromium is needed for the browser test (apt-get install chromium)")

@@ -111,6 +111,7 @@ def simulate(spec: SprtSpec, probs: list[float], rng: random.Random, runs: int, 
 SPEC = SprtSpec(0, 100)
 
 
+@pytest.mark.slow
 def test_equal_bots_accept_h1_at_most_alpha_plus_two_percent():
     assert unit_probabilities(0) == pytest.approx([0.2, 0.6, 0.2])
     rate = simulate(SPEC, unit_probabilities(0), random.Random(11), 2000)

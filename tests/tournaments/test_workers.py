@@ -161,6 +161,7 @@ async def test_workers_say_which_bots_they_keep_and_only_processes_that_play_man
         assert pool.kept == {"r"}
 
 
+@pytest.mark.slow
 async def test_long_lived_bots_need_one_set_of_processes_per_worker_for_duplicate_deals(tmp_path):
     """Both seatings of every deal go to different workers (the dispatch lets a later
     game go first, or the last seating waits for the other worker): with two workers,
