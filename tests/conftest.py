@@ -1,4 +1,5 @@
-"""What the whole suite shares: how many pytest-xdist workers `-n auto` starts.
+"""What the whole suite shares: how many pytest-xdist workers `-n auto` starts, the patience of
+games whose tests are not about time (``PATIENT``), fixtures built once per run, and the order.
 
 The README's test command runs the suite with ``-n auto``
 (CONTRIBUTING.md, "Tests run in parallel"). A test's time is mostly its real

@@ -23,7 +23,6 @@ from ..conftest import PATIENT
 from .conftest import LISTENER, ROOT
 
 REMEMBERING = ROOT / "tests" / "fixtures" / "remembering_bot.py"
-LIMITS = PATIENT
 
 
 def remembering(name: str, *args: str) -> BotSpec:
@@ -37,7 +36,7 @@ def seating(a: BotSpec, b: BotSpec, arrangement: int) -> list[BotSpec]:
 
 
 async def play_all(tmp_path: Path, games: list[tuple[int, list[BotSpec]]], *, pool: bool = True,
-                   limits: Limits = LIMITS, between_s: float = 0.0):
+                   limits: Limits = PATIENT, between_s: float = 0.0):
     """Play ``games`` (seed, bots) one after another, sharing one pool (or none); the results and the pool."""
     results = []
     async with trio.open_nursery() as nursery:

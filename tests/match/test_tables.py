@@ -19,7 +19,6 @@ from ..conftest import PATIENT
 from .conftest import ROOT
 
 TABLE_BOT = ROOT / "tests" / "fixtures" / "table_bot.py"
-LIMITS = PATIENT
 
 
 def table_bot(name: str, *args: str, tables: int = 8) -> BotSpec:
@@ -35,7 +34,7 @@ async def play_at_once(tmp_path: Path, games: list[list[BotSpec]], *, pool: bool
         async def one(i: int, bots: list[BotSpec]) -> None:
             results[i] = await run_match(
                 "back-alley", {}, bots, seed=100 + i, record_path=tmp_path / "records" / f"{i}.jsonl",
-                stderr_dir=tmp_path / "stderr" / str(i), hide=[tmp_path], limits=LIMITS, pool=shared)
+                stderr_dir=tmp_path / "stderr" / str(i), hide=[tmp_path], limits=PATIENT, pool=shared)
 
         try:
             async with trio.open_nursery() as games_nursery:
