@@ -18,6 +18,7 @@ from __future__ import annotations
 import compileall
 import fcntl
 import os
+import resource
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -93,6 +94,20 @@ def pytest_collection_modifyitems(config, items) -> None:
     when it takes ~10 s or more of wall time in a full run."""
     slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable: False first
+
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    """The CPU this run used, and the shortest wall time any schedule could have given it on
+    this machine's cores: the floor the suite's speed is measured against (issue #25). It
+    counts this process and every process it and its children waited for (the xdist workers,
+    the ``referee`` subprocesses, the bots); not what was left to ``init``."""
+    if hasattr(config, "workerinput"):
+        return
+    me, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = me.ru_utime + me.ru_stime + waited.ru_utime + waited.ru_stime
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    terminalreporter.write_line(f"CPU used by the tests: {cpu:.0f} s (user + system); on {cores} cores no "
+                                f"schedule runs them in under {cpu / cores:.0f} s of wall time")
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook; unknown when run with -p no:xdist
