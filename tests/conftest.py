@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from referee.match.types import Limits
+from tournaments.config import available_cores
 
 WORKERS_PER_TWO_CORES = 3
 #: The limits of a game whose test is not about time: a decision may take 10 s of wall time, not
@@ -92,8 +93,8 @@ def pytest_collection_modifyitems(config, items) -> None:
     test collected late ran at the very end, with one worker busy and the other cores idle:
     a fresh-clone run spent its last ~35 s at about half the machine. Mark a test ``slow``
     when it takes ~10 s or more of wall time in a full run."""
-    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable: False first
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)  # stable: False first
 
 
 def pytest_terminal_summary(terminalreporter, config) -> None:
@@ -105,14 +106,14 @@ def pytest_terminal_summary(terminalreporter, config) -> None:
         return
     me, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = me.ru_utime + me.ru_stime + waited.ru_utime + waited.ru_stime
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cores = len(available_cores())
     terminalreporter.write_line(f"CPU used by the tests: {cpu:.0f} s (user + system); on {cores} cores no "
                                 f"schedule runs them in under {cpu / cores:.0f} s of wall time")
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook; unknown when run with -p no:xdist
 def pytest_xdist_auto_num_workers(config) -> int:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cores = len(available_cores())
     return max(1, WORKERS_PER_TWO_CORES * cores // 2)
 
 
